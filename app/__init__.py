@@ -1,0 +1,1 @@
+"""agentloop application layer: settings, model providers, CLI and (later) Slack."""

@@ -1,0 +1,1 @@
+"""The `agentloop` command line."""

@@ -1,0 +1,1 @@
+"""Benchmarks whose numbers are recorded in bench/RESULTS.md."""

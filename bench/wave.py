@@ -1,0 +1,71 @@
+"""Wave parallelism: four independent 200 ms tools in one wave, wall time of the wave."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.models import ModelResolver
+from app.models.scripted import ScriptedChatModel, ScriptedTurn
+from app.settings import Settings
+from graph.runner import Runner, TurnRequest
+from tools.declaration import ToolContext, declare
+from tools.registry import ToolRegistry
+
+TOOL_S = 0.2
+CALLS = 4
+REPEATS = 10
+
+
+class SlowArgs(BaseModel):
+    """Arguments of the slow tool."""
+
+    n: int
+
+
+@declare(pack="bench", kind="read_only")
+async def slow_lookup(args: SlowArgs, ctx: ToolContext) -> dict[str, int]:
+    """Take 200 ms, like a remote API."""
+    await asyncio.sleep(TOOL_S)
+    return {"n": args.n}
+
+
+@dataclass
+class WaveResult:
+    """Wall times in milliseconds over the repeats."""
+
+    wave_ms: list[float]
+    turn_ms: list[float]
+
+
+async def _measure(repeats: int) -> WaveResult:
+    calls = [{"name": "slow_lookup", "args": {"n": i}} for i in range(CALLS)]
+    turns = [{"tool_calls": calls}, {"content": "All four came back."}] * repeats
+    settings = Settings(_env_file=None, checkpointer="memory", model="scripted:wave")
+    models = ModelResolver(settings)
+    models._models["scripted:wave"] = ScriptedChatModel(
+        turns=[ScriptedTurn.model_validate(t) for t in turns]
+    )
+    result = WaveResult([], [])
+    async with Runner.open(settings, ToolRegistry([slow_lookup]), models) as runner:
+        for _ in range(repeats):
+            events: list[dict[str, Any]] = []
+            request = TurnRequest(thread_id=str(uuid.uuid4()), user_id="bench", message="go")
+            start = time.perf_counter()
+            await runner.run_turn(request, on_event=events.append)
+            result.turn_ms.append((time.perf_counter() - start) * 1000)
+            done = [e for e in events if e["type"] == "tool.result"]
+            assert len(done) == CALLS
+            wall = max(e["finished"] for e in done) - min(e["started"] for e in done)
+            result.wave_ms.append(wall * 1000)
+    return result
+
+
+def run(repeats: int = REPEATS) -> WaveResult:
+    """Run the wave benchmark."""
+    return asyncio.run(_measure(repeats))

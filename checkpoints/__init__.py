@@ -1,0 +1,1 @@
+"""Checkpoint savers (memory, SQLite, Postgres) and their set-up."""

@@ -1,0 +1,82 @@
+"""Opens the configured checkpointer: memory (tests), SQLite (embedded default), Postgres."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+
+from app.settings import Settings
+
+
+class CheckpointerNotReadyError(RuntimeError):
+    """The checkpoint tables are missing: `agentloop db upgrade` has not run."""
+
+
+@asynccontextmanager
+async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[str]]:
+    """Yield the checkpointer `settings` selects, closing its connections afterwards."""
+    kind = settings.checkpointer_kind()
+    if kind == "memory":
+        yield InMemorySaver()
+    elif kind == "sqlite":
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        path = settings.sqlite_checkpoint_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+            # Creating SQLite tables is instant and idempotent, so the embedded default
+            # needs no separate migration step.
+            await saver.setup()
+            yield saver
+    else:
+        async with _postgres_pool(settings) as pool:
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+            await _require_tables(pool)
+            yield AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+
+
+async def setup_checkpointer(settings: Settings) -> str:
+    """Create or migrate the checkpoint tables (the migration step); return what was done."""
+    kind = settings.checkpointer_kind()
+    if kind != "postgres":
+        async with open_checkpointer(settings):
+            return f"{kind} checkpointer ready"
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    async with _postgres_pool(settings) as pool:
+        await AsyncPostgresSaver(pool).setup()  # type: ignore[arg-type]
+    return "postgres checkpointer tables migrated"
+
+
+@asynccontextmanager
+async def _postgres_pool(settings: Settings) -> AsyncIterator[object]:
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    pool: AsyncConnectionPool = AsyncConnectionPool(
+        conninfo=settings.postgres_url(),
+        min_size=1,
+        max_size=10,
+        open=False,
+        kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0},
+    )
+    await pool.open(wait=True, timeout=10)
+    try:
+        yield pool
+    finally:
+        await pool.close()
+
+
+async def _require_tables(pool: object) -> None:
+    async with pool.connection() as conn:  # type: ignore[attr-defined]
+        row = await (
+            await conn.execute("select to_regclass('checkpoint_migrations') as present")
+        ).fetchone()
+    if row is None or row["present"] is None:
+        raise CheckpointerNotReadyError(
+            "the Postgres checkpoint tables are missing: run `agentloop db upgrade` first"
+        )

@@ -1,0 +1,45 @@
+"""Builds the agent graph; `make_graph` is the factory LangGraph Studio/Server loads."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from app.models import ModelResolver
+from graph.context import Context
+from graph.routing import route_after_act, route_after_guard, route_after_tools, route_after_verify
+from graph.state import AgentState
+from nodes.act import Act
+from nodes.finalize import finalize
+from nodes.gather import gather
+from nodes.guard import guard
+from nodes.tools import Tools
+from nodes.verify import verify
+from tools.registry import ToolRegistry, default_registry
+
+
+def build_graph(
+    registry: ToolRegistry | None = None, models: ModelResolver | None = None
+) -> StateGraph[AgentState, Context, AgentState, AgentState]:
+    """Return the uncompiled graph: guard → gather → act ⇄ tools → verify → finalize."""
+    registry = default_registry() if registry is None else registry
+    builder = StateGraph(AgentState, context_schema=Context)
+    builder.add_node("guard", guard)
+    builder.add_node("gather", gather)
+    builder.add_node("act", Act(registry, models))
+    builder.add_node("tools", Tools(registry))
+    builder.add_node("verify", verify)
+    builder.add_node("finalize", finalize)
+    builder.add_edge(START, "guard")
+    builder.add_conditional_edges("guard", route_after_guard)
+    builder.add_edge("gather", "act")
+    builder.add_conditional_edges("act", route_after_act)
+    builder.add_conditional_edges("tools", route_after_tools)
+    builder.add_conditional_edges("verify", route_after_verify)
+    builder.add_edge("finalize", END)
+    return builder
+
+
+def make_graph() -> CompiledStateGraph[AgentState, Context, AgentState, AgentState]:
+    """Compile the default graph without a checkpointer (the server brings its own)."""
+    return build_graph().compile(name="agent")

@@ -1,0 +1,231 @@
+"""The one entry point every surface calls: run a turn, stream its events, report the outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph.state import CompiledStateGraph
+
+from app.models import ModelConfigError, ModelResolver
+from app.settings import Settings
+from checkpoints.savers import CheckpointerNotReadyError, open_checkpointer
+from graph import events, limits
+from graph.builder import build_graph
+from graph.context import Context
+from graph.state import AgentState
+from prompts import replies
+from tools.registry import ToolRegistry
+
+logger = logging.getLogger(__name__)
+
+RunStatus = Literal["completed", "needs_confirmation", "failed"]
+EventSink = Callable[[dict[str, Any]], Awaitable[None] | None]
+
+# Beyond the in-graph deadline, a hard stop for a run stuck outside any node's control.
+_WATCHDOG_GRACE_S = 15.0
+_OUTCOME_STATUS = {"ok": "ok", "refused": "refused", "capped": "error", "timeout": "error"}
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """One message from one person in one thread, with its per-run settings."""
+
+    thread_id: str
+    user_id: str
+    message: str
+    user_role: str = "member"
+    channel: str = "cli"
+    context_type: str = "general"
+    model: str | None = None
+    today: str | None = None
+
+
+@dataclass
+class ToolCallRecord:
+    """A tool call of the turn and what became of it."""
+
+    name: str
+    args: Any
+    status: Literal["ok", "error", "refused", "pending_confirmation"]
+    result: Any
+
+
+@dataclass
+class TurnResult:
+    """What a surface needs to answer the person."""
+
+    thread_id: str
+    run_id: str
+    status: RunStatus
+    text: str
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the JSON shape of `agentloop ask --json`."""
+        return asdict(self)
+
+
+class Runner:
+    """Runs turns of the compiled graph for any surface (CLI, Slack, tests)."""
+
+    def __init__(self, graph: CompiledStateGraph[Any, Any, Any, Any], settings: Settings) -> None:
+        self.graph = graph
+        self.settings = settings
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls,
+        settings: Settings,
+        registry: ToolRegistry | None = None,
+        models: ModelResolver | None = None,
+    ) -> AsyncIterator[Runner]:
+        """Open the configured checkpointer and compile the graph with it."""
+        async with open_checkpointer(settings) as saver:
+            graph = build_graph(registry, models or ModelResolver(settings))
+            yield cls(graph.compile(checkpointer=saver, name="agent"), settings)
+
+    def context_for(self, request: TurnRequest, run_id: str) -> Context:
+        """Return the per-run context: the request's values and the deployment's limits."""
+        s = self.settings
+        return Context(
+            user_id=request.user_id,
+            user_role=request.user_role,
+            channel=request.channel,
+            context_type=request.context_type,
+            model=request.model,
+            today=request.today,
+            timezone=s.timezone,
+            run_id=run_id,
+            max_tool_calls=s.max_tool_calls_per_turn,
+            max_rounds=s.max_rounds,
+            turn_timeout_s=s.turn_timeout_s,
+            tool_timeout_s=s.tool_timeout_s,
+            verify_max_attempts=s.verify_max_attempts,
+        )
+
+    def config_for(self, thread_id: str, run_id: str, user_id: str) -> RunnableConfig:
+        """Return the LangGraph config: thread, an explicit recursion limit, run metadata."""
+        return {
+            "configurable": {"thread_id": thread_id},
+            "recursion_limit": limits.recursion_limit(
+                self.settings.max_rounds, self.settings.verify_max_attempts
+            ),
+            "run_id": uuid.UUID(run_id),
+            "metadata": {"agentloop_run_id": run_id, "user_id": user_id, "thread_id": thread_id},
+        }
+
+    async def run_turn(self, request: TurnRequest, on_event: EventSink | None = None) -> TurnResult:
+        """Run one turn to its end (an answer, a pending confirmation, or a failure)."""
+        run_id = str(uuid.uuid4())
+        config = self.config_for(request.thread_id, run_id, request.user_id)
+        context = self.context_for(request, run_id)
+        graph_input: dict[str, Any] = {"messages": [HumanMessage(content=request.message)]}
+        await _emit(on_event, events.run_started(run_id, request.thread_id))
+        try:
+            async with asyncio.timeout(self.settings.turn_timeout_s + _WATCHDOG_GRACE_S):
+                async for mode, chunk in self.graph.astream(
+                    graph_input, config, context=context, stream_mode=["custom", "updates"]
+                ):
+                    if mode == "custom":
+                        await _emit(on_event, chunk)
+            result = await self._result(request.thread_id, run_id, config)
+        except (ModelConfigError, CheckpointerNotReadyError) as exc:
+            logger.error("run %s: %s", run_id, exc)
+            return await self._failed(request.thread_id, run_id, str(exc), str(exc), on_event)
+        except TimeoutError:
+            logger.error("run %s exceeded the turn watchdog", run_id)
+            text = replies.turn_timeout(self.settings.turn_timeout_s)
+            return await self._failed(request.thread_id, run_id, text, "timeout", on_event)
+        except Exception as exc:
+            logger.exception("run %s failed", run_id)
+            reason = f"{type(exc).__name__}: {exc}"
+            text = replies.run_failed(run_id, reason)
+            return await self._failed(request.thread_id, run_id, text, reason, on_event)
+        await _emit(on_event, events.run_completed(run_id, result.status))
+        return result
+
+    async def history(self, thread_id: str) -> list[BaseMessage]:
+        """Return the thread's messages as checkpointed."""
+        snapshot = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
+        return list(snapshot.values.get("messages", []))
+
+    async def _result(self, thread_id: str, run_id: str, config: RunnableConfig) -> TurnResult:
+        snapshot = await self.graph.aget_state(config)
+        state: AgentState = snapshot.values  # type: ignore[assignment]
+        interrupts = [
+            {"id": item.id, **_interrupt_value(item.value)} for item in snapshot.interrupts
+        ]
+        return TurnResult(
+            thread_id=thread_id,
+            run_id=state.get("run_id", run_id),
+            status="needs_confirmation" if interrupts else "completed",
+            text=state.get("final_text", ""),
+            tool_calls=_turn_tool_calls(state),
+            interrupts=interrupts,
+        )
+
+    async def _failed(
+        self, thread_id: str, run_id: str, text: str, error: str, on_event: EventSink | None
+    ) -> TurnResult:
+        await _emit(on_event, events.run_failed(run_id, error))
+        return TurnResult(thread_id=thread_id, run_id=run_id, status="failed", text=text)
+
+
+async def _emit(sink: EventSink | None, event: dict[str, Any]) -> None:
+    if sink is None:
+        return
+    outcome = sink(event)
+    if inspect.isawaitable(outcome):
+        await outcome
+
+
+def _interrupt_value(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _turn_tool_calls(state: AgentState) -> list[ToolCallRecord]:
+    messages = state.get("messages", [])
+    start = next(
+        (i for i, m in enumerate(messages) if m.id and m.id == state.get("turn_start_id")), 0
+    )
+    results = {m.tool_call_id: m for m in messages[start:] if isinstance(m, ToolMessage)}
+    records: list[ToolCallRecord] = []
+    for message in messages[start:]:
+        if not isinstance(message, AIMessage):
+            continue
+        calls = [(c["id"], c["name"], c["args"]) for c in message.tool_calls]
+        calls += [(c["id"], c["name"], c["args"]) for c in message.invalid_tool_calls]
+        for call_id, name, args in calls:
+            tool_message = results.get(call_id or "")
+            if tool_message is None:
+                records.append(ToolCallRecord(name or "?", args, "pending_confirmation", None))
+                continue
+            outcome = str(tool_message.additional_kwargs.get("outcome", "error"))
+            records.append(
+                ToolCallRecord(
+                    name=name or "?",
+                    args=args,
+                    status=_OUTCOME_STATUS.get(outcome, "error"),  # type: ignore[arg-type]
+                    result=_parse(tool_message.text),
+                )
+            )
+    return records
+
+
+def _parse(content: str) -> Any:
+    try:
+        return json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return content

@@ -1,0 +1,1 @@
+"""Graph nodes, one per module: guard, gather, act, tools, verify, finalize."""

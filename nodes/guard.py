@@ -1,0 +1,54 @@
+"""guard: opens a turn (fresh counters, deadline, run id) and screens the incoming message."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.state import AgentState, GuardUpdate
+from prompts import replies
+
+MAX_MESSAGE_CHARS = 32_768
+TRUNCATION_NOTE = (
+    "\n\n[Note to the assistant: this message was {original:,} characters long and was "
+    "truncated to the first {limit:,}. Say so if the missing part might matter.]"
+)
+
+
+async def guard(state: AgentState, runtime: Runtime[Context]) -> GuardUpdate:
+    """Start a turn: reset per-turn counters, set the watchdog deadline, clean the message."""
+    ctx = runtime.context
+    last = state["messages"][-1]
+    update: GuardUpdate = {
+        "run_id": ctx.run_id or str(uuid.uuid4()),
+        "turn_start_id": last.id or "",
+        "deadline": time.time() + ctx.turn_timeout_s,
+        "rounds": 0,
+        "tool_calls_used": 0,
+        "attempt": 0,
+        "feedback": [],
+        "cap": None,
+        "status": "running",
+        "final_text": "",
+    }
+    if not isinstance(last, HumanMessage):
+        return update
+    text = last.text
+    cleaned = text.replace("\x00", "")
+    if len(cleaned) > MAX_MESSAGE_CHARS:
+        cleaned = cleaned[:MAX_MESSAGE_CHARS] + TRUNCATION_NOTE.format(
+            original=len(cleaned), limit=MAX_MESSAGE_CHARS
+        )
+    if not cleaned.strip():
+        reply = replies.clarify_blank()
+        update["messages"] = [AIMessage(content=reply)]
+        update["final_text"] = reply
+        update["status"] = "completed"
+        return update
+    if cleaned != text:
+        update["messages"] = [HumanMessage(content=cleaned, id=last.id)]
+    return update

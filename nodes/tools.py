@@ -1,0 +1,191 @@
+"""tools: runs one wave — every call of the last AI message, concurrently, each with a timeout.
+
+Every tool call gets exactly one ToolMessage: run, failed, timed out, refused or capped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.runtime import Runtime
+
+from graph import events
+from graph.context import Context
+from graph.state import AgentState, ToolsUpdate
+from nodes.act import run_date
+from prompts import replies
+from tools.declaration import Tool, ToolArgumentsError, ToolContext
+from tools.registry import ToolRegistry
+
+logger = logging.getLogger(__name__)
+
+Outcome = Literal["ok", "error", "timeout", "refused", "capped"]
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A requested call, valid or not (malformed JSON arrives as an invalid tool call)."""
+
+    id: str
+    name: str
+    args: Any
+    parse_error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Result:
+    content: str
+    outcome: Outcome
+
+
+class Tools:
+    """The tools node, bound to a registry."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self._registry = registry
+
+    async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> ToolsUpdate:
+        """Execute the wave; calls past a cap are answered without running."""
+        ctx = runtime.context
+        message = state["messages"][-1]
+        assert isinstance(message, AIMessage), "tools runs only after an AI message with calls"
+        calls = _calls_of(message)
+        rounds = state.get("rounds", 0) + 1
+        used = state.get("tool_calls_used", 0)
+        cap: str | None = None
+        if rounds > ctx.max_rounds:
+            cap = replies.round_cap(ctx.max_rounds)
+            allowed: list[_Call] = []
+        else:
+            budget = max(ctx.max_tool_calls - used, 0)
+            allowed = calls[:budget]
+            if len(calls) > budget:
+                cap = replies.tool_call_cap(ctx.max_tool_calls)
+        runtime.stream_writer(events.agent_state("executing_tools", f"{len(allowed)} call(s)"))
+        tool_ctx = ToolContext(
+            today=run_date(ctx),
+            timezone=ctx.timezone,
+            user_id=ctx.user_id,
+            user_role=ctx.user_role,
+            run_id=state.get("run_id", ""),
+            thread_id=_thread_id(runtime),
+        )
+        deadline = state.get("deadline", time.time() + ctx.turn_timeout_s)
+        results = await asyncio.gather(
+            *(self._run_one(call, tool_ctx, ctx, deadline, runtime) for call in allowed)
+        )
+        skipped_reason = "this turn reached its limit" if cap else ""
+        messages = [
+            _tool_message(call, result) for call, result in zip(allowed, results, strict=True)
+        ]
+        for call in calls[len(allowed) :]:
+            result = _Result(replies.tool_not_run(skipped_reason), "capped")
+            runtime.stream_writer(events.tool_result(call.name, call.id, "capped", 0.0, 0.0, 0.0))
+            messages.append(_tool_message(call, result))
+        if cap is None and time.time() >= deadline:
+            cap = replies.turn_timeout(ctx.turn_timeout_s)
+        return {
+            "messages": messages,
+            "rounds": rounds,
+            "tool_calls_used": used + len(allowed),
+            "cap": cap,
+        }
+
+    async def _run_one(
+        self,
+        call: _Call,
+        tool_ctx: ToolContext,
+        ctx: Context,
+        deadline: float,
+        runtime: Runtime[Context],
+    ) -> _Result:
+        runtime.stream_writer(events.tool_call(call.name, call.id, call.args))
+        started = time.monotonic()
+        result = await self._execute(call, tool_ctx, ctx, deadline)
+        finished = time.monotonic()
+        runtime.stream_writer(
+            events.tool_result(
+                call.name, call.id, result.outcome, (finished - started) * 1000, started, finished
+            )
+        )
+        return result
+
+    async def _execute(
+        self, call: _Call, tool_ctx: ToolContext, ctx: Context, deadline: float
+    ) -> _Result:
+        if call.parse_error is not None:
+            return _error(f"the arguments were not valid JSON ({call.parse_error}); resend them")
+        tool = self._registry.get(call.name)
+        if tool is None:
+            available = ", ".join(self._registry.names()) or "none"
+            return _error(f"unknown tool {call.name!r}; available tools: {available}")
+        refusal = _refusal(tool, tool_ctx)
+        if refusal:
+            return _Result(replies.tool_not_run(refusal), "refused")
+        try:
+            args = tool.validate(call.args)
+        except ToolArgumentsError as exc:
+            return _error(f"invalid arguments for {tool.name}: {exc}")
+        timeout = min(tool.timeout_s or ctx.tool_timeout_s, max(deadline - time.time(), 0.0))
+        try:
+            data = await asyncio.wait_for(tool.run(args, tool_ctx), timeout=timeout)
+        except TimeoutError:
+            return _Result(f"error: {tool.name} timed out after {timeout:.1f} s", "timeout")
+        except Exception as exc:
+            # The model can adapt to a failed call (other arguments, another tool), so the
+            # failure becomes its ToolMessage; the traceback goes to the log.
+            logger.warning("tool %s failed", tool.name, exc_info=True)
+            return _error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        return _Result(json.dumps(data, default=str, ensure_ascii=False), "ok")
+
+
+def _refusal(tool: Tool, tool_ctx: ToolContext) -> str | None:
+    # Approval is not authorization: the role check comes first, whatever the model asks.
+    if tool_ctx.user_role not in tool.roles:
+        return f"role {tool_ctx.user_role!r} may not use {tool.name}"
+    if not tool.read_only:
+        return f"{tool.name} changes data and needs a confirmation step this agent does not have"
+    return None
+
+
+def _calls_of(message: AIMessage) -> list[_Call]:
+    calls = [_Call(c["id"] or "", c["name"], c["args"]) for c in message.tool_calls]
+    for bad in message.invalid_tool_calls:
+        calls.append(
+            _Call(
+                bad.get("id") or "",
+                bad.get("name") or "?",
+                bad.get("args"),
+                bad.get("error") or "malformed",
+            )
+        )
+    return calls
+
+
+def _tool_message(call: _Call, result: _Result) -> ToolMessage:
+    return ToolMessage(
+        content=result.content,
+        tool_call_id=call.id,
+        name=call.name,
+        status="success" if result.outcome == "ok" else "error",
+        additional_kwargs={"outcome": result.outcome},
+    )
+
+
+def _error(text: str) -> _Result:
+    return _Result(f"error: {text}", "error")
+
+
+def _thread_id(runtime: Runtime[Context]) -> str:
+    from langgraph.config import get_config
+
+    try:
+        return str(get_config().get("configurable", {}).get("thread_id", ""))
+    except RuntimeError:
+        return ""

@@ -1,0 +1,1 @@
+"""Prompt sections as text files, with typed render functions; nodes never build prompts inline."""

@@ -1,0 +1,54 @@
+"""Fixed replies the graph gives without the model: limits, failures, clarifications."""
+
+from __future__ import annotations
+
+
+def tool_call_cap(limit: int) -> str:
+    """The turn used its tool-call budget."""
+    return (
+        f"I stopped because this request needed more than {limit} tool calls in one turn, "
+        "so I don't have a complete answer. Ask me to continue, or narrow the request."
+    )
+
+
+def round_cap(limit: int) -> str:
+    """The turn used its act↔tools rounds."""
+    return (
+        f"I stopped after {limit} rounds of lookups without reaching an answer. "
+        "Ask me to continue, or narrow the request."
+    )
+
+
+def turn_timeout(seconds: float) -> str:
+    """The per-turn watchdog fired."""
+    return (
+        f"I stopped because this turn took longer than {seconds:g} seconds. "
+        "Some lookups may not have finished; ask me to try again."
+    )
+
+
+def graceful_failure(attempts: int, issues: list[str]) -> str:
+    """Verification failed on every attempt: say so, and what was wrong."""
+    tried = "; ".join(dict.fromkeys(issues)) or "the answer did not pass my checks"
+    return (
+        f"Sorry, I couldn't put together an answer I'm confident in after {attempts} "
+        f"attempts ({tried}). Could you rephrase the question or add more detail?"
+    )
+
+
+def run_failed(run_id: str, reason: str, limit: int = 200) -> str:
+    """The run failed with an error; the person gets a short reason and the run id."""
+    reason = reason.strip().splitlines()[0] if reason.strip() else "unknown error"
+    if len(reason) > limit:
+        reason = reason[: limit - 1] + "…"
+    return f"Sorry, something went wrong and I couldn't finish ({reason}). Run id: {run_id}."
+
+
+def clarify_blank() -> str:
+    """The message was empty."""
+    return "It looks like your message was empty. What can I help you with?"
+
+
+def tool_not_run(reason: str) -> str:
+    """Content of the ToolMessage for a call that was not executed."""
+    return f"Not executed: {reason}"

@@ -1,0 +1,111 @@
+"""Shared fixtures: isolated settings, scripted models, a fresh Postgres database per run."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.models import ModelResolver
+from app.settings import Settings
+from graph.runner import Runner
+from tools.registry import ToolRegistry
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+PG_ADMIN_URL = os.environ.get(
+    "AGENTLOOP_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No developer setting (keys, URLs, models) leaks into a test; monkeypatch restores them."""
+    for name in list(os.environ):
+        if name.startswith(("AGENTLOOP_", "OPENAI_", "LANGFUSE_")) or name == "DATABASE_URL":
+            if name != "AGENTLOOP_TEST_PG_ADMIN_URL":
+                monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make real model calls impossible: sockets may only connect to loopback addresses."""
+    original = socket.socket.connect
+
+    def connect(self: socket.socket, address: Any) -> Any:
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and self.family in (socket.AF_INET, socket.AF_INET6):
+            if not (host.startswith("127.") or host in ("::1", "localhost")):
+                raise ConnectionRefusedError(f"tests may not reach {host}: loopback only")
+        return original(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+@pytest.fixture
+def write_script(tmp_path: Path) -> Callable[[list[dict[str, Any]]], str]:
+    """Write a scripted-model file and return its model spec."""
+
+    def write(turns: list[dict[str, Any]]) -> str:
+        path = tmp_path / f"script-{uuid.uuid4().hex[:8]}.json"
+        path.write_text(json.dumps(turns), encoding="utf-8")
+        return f"scripted:{path}"
+
+    return write
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path) -> Callable[..., Settings]:
+    """Settings isolated from the environment, with data under the test's tmp dir."""
+
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {"checkpointer": "memory", "data_dir": tmp_path / "data"}
+        values.update(overrides)
+        return Settings(_env_file=None, **values)
+
+    return make
+
+
+@pytest.fixture
+def open_runner(
+    make_settings: Callable[..., Settings],
+) -> Callable[..., Any]:
+    """Open a runner on the given registry and settings (memory checkpointer by default)."""
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def opener(
+        registry: ToolRegistry | None = None, **overrides: Any
+    ) -> AsyncIterator[Runner]:
+        settings = make_settings(**overrides)
+        async with Runner.open(settings, registry, ModelResolver(settings)) as runner:
+            yield runner
+
+    return opener
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A freshly created PostgreSQL database for this test run, dropped afterwards."""
+    import psycopg
+
+    name = f"agentloop_test_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        if IN_CI:
+            raise RuntimeError(f"PostgreSQL is required in CI: {exc}") from exc
+        pytest.skip(f"PostgreSQL not reachable at {PG_ADMIN_URL}: {exc}")
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = PG_ADMIN_URL.rsplit("/", 1)[0]
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -1,0 +1,114 @@
+"""The CLI across processes: a thread continues on SQLite and on the real Postgres."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import agentloop, ask_json
+
+GREETING = [{"content": "Nice to meet you, Ada."}]
+RECALL = [{"content": "You told me your name is Ada."}]
+
+
+def requests_of(transcript: Path) -> list[dict]:
+    return [json.loads(line) for line in transcript.read_text().splitlines()]
+
+
+def two_processes_one_thread(tmp_path: Path, write_script, env: dict[str, str]) -> None:
+    transcript = tmp_path / "requests.jsonl"
+    env = {**env, "AGENTLOOP_SCRIPTED_TRANSCRIPT": str(transcript)}
+    first = ask_json(
+        "My name is Ada.", "--thread", "t-42", "--model", write_script(GREETING), env=env
+    )
+    assert first["status"] == "completed"
+    assert first["text"] == "Nice to meet you, Ada."
+    second = ask_json(
+        "What is my name?", "--thread", "t-42", "--model", write_script(RECALL), env=env
+    )
+    assert second["status"] == "completed"
+    assert second["thread_id"] == "t-42"
+    assert second["run_id"] != first["run_id"]
+    # The second process's model call received the first turn from the checkpoint.
+    _, later = requests_of(transcript)
+    contents = [m["data"]["content"] for m in later["messages"]]
+    assert contents[1:] == ["My name is Ada.", "Nice to meet you, Ada.", "What is my name?"]
+
+
+def test_thread_continues_across_processes_sqlite(tmp_path, write_script) -> None:
+    env = {"AGENTLOOP_CHECKPOINTER": "sqlite", "AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    two_processes_one_thread(tmp_path, write_script, env)
+    assert (tmp_path / "data" / "checkpoints.sqlite").exists()
+
+
+@pytest.mark.postgres
+def test_thread_continues_across_processes_postgres(tmp_path, write_script, pg_url) -> None:
+    env = {"DATABASE_URL": pg_url, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    upgrade = agentloop("db", "upgrade", env=env)
+    assert upgrade.returncode == 0, upgrade.stderr
+    assert "postgres checkpointer tables migrated" in upgrade.stdout
+    two_processes_one_thread(tmp_path, write_script, env)
+
+
+def test_json_shape(tmp_path, write_script) -> None:
+    spec = write_script(
+        [
+            {"tool_calls": [{"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}}]},
+            {"content": "Hanukkah 2026 runs Dec 5–12."},
+        ]
+    )
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    out = ask_json("When is Hanukkah?", "--thread", "j", "--model", spec, "--today", "2026-11-22", env=env)
+    assert set(out) == {"thread_id", "run_id", "status", "text", "tool_calls", "interrupts"}
+    assert out["interrupts"] == []
+    [call] = out["tool_calls"]
+    assert set(call) == {"name", "args", "status", "result"}
+    assert call["name"] == "resolve_holiday" and call["status"] == "ok"
+    assert call["result"]["start"] == "2026-12-05"
+
+
+def test_failed_run_exits_non_zero_without_traceback(tmp_path, write_script) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    proc = agentloop("ask", "hi", "--thread", "x", "--model", "nonsense", env=env)
+    assert proc.returncode == 1
+    assert "unknown model 'nonsense'" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    out = ask_json("hi", "--thread", "x", "--model", write_script([]), env=env)
+    assert out["status"] == "failed"
+
+
+def test_bad_usage_exits_2(tmp_path) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    assert agentloop("ask", "hi", env=env).returncode == 2  # --thread is required
+    proc = agentloop("ask", "hi", "--thread", "x", "--role", "boss", env=env)
+    assert proc.returncode == 2 and "--role must be" in proc.stderr
+    proc = agentloop("ask", "hi", "--thread", "x", "--today", "soon", env=env)
+    assert proc.returncode == 2 and "--today must be an ISO date" in proc.stderr
+
+
+def test_invalid_setting_is_one_line(tmp_path) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data"), "AGENTLOOP_MAX_ROUNDS": "zero"}
+    proc = agentloop("ask", "hi", "--thread", "x", env=env)
+    assert proc.returncode == 2
+    assert "invalid configuration: max_rounds" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.postgres
+def test_postgres_without_upgrade_says_so(tmp_path, write_script, pg_url) -> None:
+    import psycopg
+
+    fresh = pg_url + "_noup"
+    admin_url = pg_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{fresh.rsplit("/", 1)[1]}"')
+    try:
+        env = {"DATABASE_URL": fresh, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+        out = ask_json("hi", "--thread", "x", "--model", write_script(GREETING), env=env)
+        assert out["status"] == "failed"
+        assert "run `agentloop db upgrade` first" in out["text"]
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{fresh.rsplit("/", 1)[1]}" WITH (FORCE)')

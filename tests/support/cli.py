@@ -1,0 +1,37 @@
+"""Run the `agentloop` CLI in a fresh process, as a person would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def agentloop(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run `agentloop ARGS` in a new Python process and capture its output."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def ask_json(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run `agentloop ask ... --json`, check it printed exactly one JSON object, return it."""
+    proc = agentloop("ask", *args, "--json", env=env)
+    assert proc.returncode in (0, 1), proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, f"expected one JSON line, got: {proc.stdout!r} / {proc.stderr!r}"
+    return json.loads(lines[0])

@@ -1,0 +1,36 @@
+"""The README stays true: its diagram is the compiled graph and its table lists every setting."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from app.settings import Settings
+from graph.builder import make_graph
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+
+
+def test_diagram_matches_the_compiled_graph() -> None:
+    blocks = re.findall(r"```mermaid\n(.*?)```", README, flags=re.DOTALL)
+    assert blocks, "README has no mermaid diagram"
+    assert blocks[0].strip() == make_graph().get_graph().draw_mermaid().strip()
+
+
+def test_every_setting_is_documented() -> None:
+    for name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        env_names = (
+            [str(choice) for choice in alias.choices][:1]  # type: ignore[union-attr]
+            if alias is not None
+            else [f"AGENTLOOP_{name.upper()}"]
+        )
+        for env_name in env_names:
+            assert f"`{env_name}`" in README, f"{env_name} missing from the README table"
+
+
+def test_readme_commands_exist_in_the_makefile() -> None:
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
+    for target in ("chat", "test"):
+        assert f"`make {target}`" in README
+        assert re.search(rf"^{target}:", makefile, flags=re.MULTILINE)

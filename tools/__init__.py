@@ -1,0 +1,1 @@
+"""Tools (skills) the agent can call: declarations, the registry and the packs."""

@@ -1,0 +1,127 @@
+"""How a tool declares its contract where it is defined: arguments, kind and allowed roles."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Literal, get_type_hints
+
+from pydantic import BaseModel, ValidationError
+
+ToolKind = Literal["read_only", "mutating"]
+ROLES: tuple[str, ...] = ("viewer", "member", "admin")
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool may know about the run that calls it."""
+
+    today: date
+    timezone: str
+    user_id: str
+    user_role: str
+    run_id: str
+    thread_id: str
+
+
+class ToolArgumentsError(ValueError):
+    """The model's arguments do not fit the tool's schema; the message names the fields."""
+
+
+ToolFn = Callable[[Any, ToolContext], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A declared tool. Tools return data (dicts/lists), never formatted Slack text."""
+
+    name: str
+    description: str
+    args_schema: type[BaseModel]
+    fn: ToolFn
+    kind: ToolKind
+    roles: frozenset[str]
+    pack: str
+    timeout_s: float | None = None
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the tool has no side effects."""
+        return self.kind == "read_only"
+
+    def openai_schema(self) -> dict[str, Any]:
+        """Return the function definition the chat model is bound with."""
+        parameters = self.args_schema.model_json_schema()
+        parameters.pop("title", None)
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters,
+            },
+        }
+
+    def validate(self, raw_args: Any) -> BaseModel:
+        """Validate the model's arguments, raising `ToolArgumentsError` naming each bad field."""
+        if not isinstance(raw_args, dict):
+            raise ToolArgumentsError(
+                f"arguments must be a JSON object, got {type(raw_args).__name__}"
+            )
+        try:
+            return self.args_schema.model_validate(raw_args)
+        except ValidationError as exc:
+            problems = []
+            for error in exc.errors(include_url=False):
+                field = ".".join(str(part) for part in error["loc"]) or "(arguments)"
+                problems.append(f"{field}: {error['msg']}")
+            raise ToolArgumentsError("; ".join(problems)) from exc
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> Any:
+        """Run the tool on validated arguments."""
+        return await self.fn(args, ctx)
+
+
+def declare(
+    *,
+    pack: str,
+    kind: ToolKind = "mutating",
+    roles: Iterable[str] = ROLES,
+    timeout_s: float | None = None,
+) -> Callable[[ToolFn], Tool]:
+    """Declare an async tool function `fn(args: ArgsModel, ctx: ToolContext)` as a `Tool`.
+
+    The function name is the tool name and its docstring the description. `kind` defaults
+    to "mutating": a tool that does not say it is read-only is treated as one that changes
+    things.
+    """
+    allowed = frozenset(roles)
+    unknown = allowed - set(ROLES)
+    if unknown:
+        raise ValueError(f"unknown roles {sorted(unknown)}; expected some of {ROLES}")
+
+    def wrap(fn: ToolFn) -> Tool:
+        if not inspect.iscoroutinefunction(fn):
+            raise TypeError(f"tool {fn.__name__} must be an async function")
+        hints = get_type_hints(fn)
+        params = list(inspect.signature(fn).parameters)
+        args_schema = hints.get(params[0]) if params else None
+        if not (isinstance(args_schema, type) and issubclass(args_schema, BaseModel)):
+            raise TypeError(f"tool {fn.__name__}: first parameter must be a pydantic model")
+        description = inspect.getdoc(fn)
+        if not description:
+            raise TypeError(f"tool {fn.__name__} needs a docstring: it is the model's manual")
+        return Tool(
+            name=fn.__name__,
+            description=description,
+            args_schema=args_schema,
+            fn=fn,
+            kind=kind,
+            roles=allowed,
+            pack=pack,
+            timeout_s=timeout_s,
+        )
+
+    return wrap

@@ -1,0 +1,61 @@
+"""The tool registry: every declared tool by name and by pack."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tools.declaration import Tool
+
+
+class ToolRegistry:
+    """An immutable-by-convention collection of tools, looked up by name."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._schemas: list[dict[str, Any]] | None = None
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        """Register a tool; names are unique across packs."""
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} is registered twice")
+        self._tools[tool.name] = tool
+        self._schemas = None
+
+    def get(self, name: str) -> Tool | None:
+        """Return the tool called `name`, if any."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Return every tool name, sorted."""
+        return sorted(self._tools)
+
+    def tools(self) -> list[Tool]:
+        """Return every tool, in registration order."""
+        return list(self._tools.values())
+
+    def by_pack(self) -> dict[str, list[Tool]]:
+        """Return the tools grouped by pack."""
+        packs: dict[str, list[Tool]] = {}
+        for tool in self._tools.values():
+            packs.setdefault(tool.pack, []).append(tool)
+        return packs
+
+    def openai_schemas(self) -> list[dict[str, Any]]:
+        """Return the function definitions to bind to the chat model (built once)."""
+        # JSON-schema generation costs about a millisecond per model call otherwise.
+        if self._schemas is None:
+            self._schemas = [tool.openai_schema() for tool in self._tools.values()]
+        return self._schemas
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+
+def default_registry() -> ToolRegistry:
+    """Return the registry of every shipped pack."""
+    from tools import calendar
+
+    return ToolRegistry(calendar.TOOLS)
