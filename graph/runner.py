@@ -138,7 +138,7 @@ class Runner:
                 async for mode, chunk in self.graph.astream(
                     graph_input, config, context=context, stream_mode=["custom", "updates"]
                 ):
-                    if mode == "custom":
+                    if mode == "custom" and isinstance(chunk, dict):
                         await _emit(on_event, chunk)
             result = await self._result(request.thread_id, run_id, config)
         except (ModelConfigError, CheckpointerNotReadyError) as exc:
@@ -205,7 +205,9 @@ def _turn_tool_calls(state: AgentState) -> list[ToolCallRecord]:
     for message in messages[start:]:
         if not isinstance(message, AIMessage):
             continue
-        calls = [(c["id"], c["name"], c["args"]) for c in message.tool_calls]
+        calls: list[tuple[str | None, str | None, Any]] = [
+            (c["id"], c["name"], c["args"]) for c in message.tool_calls
+        ]
         calls += [(c["id"], c["name"], c["args"]) for c in message.invalid_tool_calls]
         for call_id, name, args in calls:
             tool_message = results.get(call_id or "")

@@ -1,4 +1,4 @@
-"""finalize: settles the turn's answer — the verified draft, a limit notice or a graceful failure."""
+"""finalize: settles the answer — the verified draft, a limit notice or a graceful failure."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
@@ -32,7 +33,7 @@ async def gather(state: AgentState, runtime: Runtime[Context]) -> GatherUpdate:
     return {"sources": sources, "context_block": ""}
 
 
-def _turn_start_index(messages: list[BaseMessage], turn_start_id: str) -> int:
+def _turn_start_index(messages: Sequence[BaseMessage], turn_start_id: str) -> int:
     for index in range(len(messages) - 1, -1, -1):
         if messages[index].id == turn_start_id:
             return index

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from graph import events
@@ -81,7 +81,7 @@ class Tools:
             *(self._run_one(call, tool_ctx, ctx, deadline, runtime) for call in allowed)
         )
         skipped_reason = "this turn reached its limit" if cap else ""
-        messages = [
+        messages: list[AnyMessage] = [
             _tool_message(call, result) for call, result in zip(allowed, results, strict=True)
         ]
         for call in calls[len(allowed) :]:

@@ -27,9 +27,9 @@ PG_ADMIN_URL = os.environ.get(
 def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No developer setting (keys, URLs, models) leaks into a test; monkeypatch restores them."""
     for name in list(os.environ):
-        if name.startswith(("AGENTLOOP_", "OPENAI_", "LANGFUSE_")) or name == "DATABASE_URL":
-            if name != "AGENTLOOP_TEST_PG_ADMIN_URL":
-                monkeypatch.delenv(name)
+        scoped = name.startswith(("AGENTLOOP_", "OPENAI_", "LANGFUSE_")) or name == "DATABASE_URL"
+        if scoped and name != "AGENTLOOP_TEST_PG_ADMIN_URL":
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture(autouse=True)
@@ -39,9 +39,12 @@ def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def connect(self: socket.socket, address: Any) -> Any:
         host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and self.family in (socket.AF_INET, socket.AF_INET6):
-            if not (host.startswith("127.") or host in ("::1", "localhost")):
-                raise ConnectionRefusedError(f"tests may not reach {host}: loopback only")
+        inet = self.family in (socket.AF_INET, socket.AF_INET6)
+        loopback = isinstance(host, str) and (
+            host.startswith("127.") or host in ("::1", "localhost")
+        )
+        if inet and not loopback:
+            raise ConnectionRefusedError(f"tests may not reach {host}: loopback only")
         return original(self, address)
 
     monkeypatch.setattr(socket.socket, "connect", connect)

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import getpass
 import json
+import logging
 import sys
 import uuid
 from datetime import date
 from typing import Annotated
-
-import logging
 
 import typer
 from pydantic import ValidationError

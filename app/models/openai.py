@@ -25,7 +25,7 @@ def openai_chat_model(model_name: str, settings: Settings) -> BaseChatModel:
         key = "not-needed"
     return ChatOpenAI(
         model=model_name,
-        api_key=key,  # type: ignore[arg-type]
+        api_key=key,
         base_url=settings.openai_base_url,
         timeout=settings.model_timeout_s,
         max_retries=settings.model_max_retries,

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, messages_to_dict
 from langchain_core.messages.tool import (
     InvalidToolCall,
@@ -28,6 +28,7 @@ from langchain_core.messages.tool import (
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from app.models.errors import ModelConfigError
@@ -100,7 +101,13 @@ class ScriptedChatModel(BaseChatModel):
         """Return how many scripted turns were never consumed."""
         return len(self.turns) - self._cursor
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         """Accept tool definitions (the script decides which tools are called)."""
         names = [_tool_name(tool) for tool in tools]
         return self.bind(tool_names=names, **kwargs)
@@ -132,9 +139,7 @@ class ScriptedChatModel(BaseChatModel):
                 tool_calls.append(tool_call(name=call.name, args=args, id=call_id))
             else:
                 raw = call.args if isinstance(call.args, str) else None
-                invalid.append(
-                    invalid_tool_call(name=call.name, args=raw, id=call_id, error=error)
-                )
+                invalid.append(invalid_tool_call(name=call.name, args=raw, id=call_id, error=error))
         message = AIMessage(
             content=turn.content,
             tool_calls=tool_calls,

@@ -27,9 +27,7 @@ def tool_messages(history: list) -> list[ToolMessage]:
 def assert_paired(history: list) -> None:
     """Every tool call has exactly one ToolMessage and vice versa."""
     call_ids = [c["id"] for m in history if isinstance(m, AIMessage) for c in m.tool_calls]
-    call_ids += [
-        c["id"] for m in history if isinstance(m, AIMessage) for c in m.invalid_tool_calls
-    ]
+    call_ids += [c["id"] for m in history if isinstance(m, AIMessage) for c in m.invalid_tool_calls]
     result_ids = [m.tool_call_id for m in tool_messages(history)]
     assert sorted(call_ids) == sorted(result_ids)
 

@@ -57,7 +57,7 @@ async def test_dates_known_one_wave(open_runner: Any, write_script: Any) -> None
             {"content": "Jan 17–19: a Queen at $149/night or a King Suite at $289/night."},
         ]
     )
-    result, events, history = await run(open_runner, spec, "Check availability for January 17-19")
+    result, _, history = await run(open_runner, spec, "Check availability for January 17-19")
     assert result.status == "completed"
     assert waves(history) == [["get_availability"]]
     assert [c.name for c in result.tool_calls] == ["get_availability"]

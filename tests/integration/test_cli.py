@@ -60,7 +60,9 @@ def test_json_shape(tmp_path, write_script) -> None:
         ]
     )
     env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
-    out = ask_json("When is Hanukkah?", "--thread", "j", "--model", spec, "--today", "2026-11-22", env=env)
+    out = ask_json(
+        "When is Hanukkah?", "--thread", "j", "--model", spec, "--today", "2026-11-22", env=env
+    )
     assert set(out) == {"thread_id", "run_id", "status", "text", "tool_calls", "interrupts"}
     assert out["interrupts"] == []
     [call] = out["tool_calls"]

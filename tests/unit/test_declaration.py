@@ -1,0 +1,84 @@
+"""Every tool declares its contract: schema, read_only|mutating, allowed roles."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from pydantic import BaseModel
+
+from tools.declaration import ROLES, ToolArgumentsError, ToolContext, declare
+from tools.registry import ToolRegistry, default_registry
+
+
+def test_every_registered_tool_declares_kind_and_roles() -> None:
+    registry = default_registry()
+    assert len(registry) > 0
+    for tool in registry.tools():
+        assert tool.kind in ("read_only", "mutating"), tool.name
+        assert tool.roles and tool.roles <= set(ROLES), tool.name
+        assert tool.description.strip(), tool.name
+        schema = tool.openai_schema()["function"]
+        assert schema["name"] == tool.name
+        assert schema["parameters"]["type"] == "object"
+
+
+class Args(BaseModel):
+    count: int
+
+
+def test_undeclared_kind_counts_as_mutating() -> None:
+    @declare(pack="x")
+    async def bump(args: Args, ctx: ToolContext) -> dict[str, int]:
+        """Bump a counter."""
+        return {"count": args.count + 1}
+
+    assert bump.kind == "mutating" and not bump.read_only
+
+
+def test_declaration_errors() -> None:
+    with pytest.raises(ValueError, match="unknown roles"):
+        declare(pack="x", roles=["root"])
+    with pytest.raises(TypeError, match="needs a docstring"):
+
+        @declare(pack="x")
+        async def undocumented(args: Args, ctx: ToolContext) -> None:
+            return None
+
+    with pytest.raises(TypeError, match="async"):
+
+        @declare(pack="x")
+        def sync(args: Args, ctx: ToolContext) -> None:  # type: ignore[arg-type]
+            """Not async."""
+
+
+def test_validation_names_fields() -> None:
+    @declare(pack="x", kind="read_only")
+    async def look(args: Args, ctx: ToolContext) -> dict[str, int]:
+        """Look."""
+        return {}
+
+    with pytest.raises(ToolArgumentsError, match="count: Input should be a valid integer"):
+        look.validate({"count": "many"})
+    with pytest.raises(ToolArgumentsError, match="must be a JSON object"):
+        look.validate(["count"])
+    assert look.validate({"count": 3}) == Args(count=3)
+
+
+async def test_tools_get_the_run_context() -> None:
+    @declare(pack="x", kind="read_only")
+    async def whoami(args: Args, ctx: ToolContext) -> dict[str, str]:
+        """Who is asking."""
+        return {"user": ctx.user_id, "today": ctx.today.isoformat()}
+
+    ctx = ToolContext(date(2026, 1, 2), "UTC", "ada", "admin", "r1", "t1")
+    assert await whoami.run(Args(count=1), ctx) == {"user": "ada", "today": "2026-01-02"}
+
+
+def test_registry_rejects_duplicates_and_groups_by_pack() -> None:
+    registry = default_registry()
+    with pytest.raises(ValueError, match="registered twice"):
+        registry.add(registry.tools()[0])
+    assert set(registry.by_pack()) == {"calendar"}
+    assert registry.openai_schemas() is registry.openai_schemas()
+    assert ToolRegistry().openai_schemas() == []
