@@ -89,7 +89,8 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
     Returns:
         {"holiday", "start", "end" (inclusive, YYYY-MM-DD), "days", "source_calendar"},
         plus "note" when the dates need a caveat (e.g. Jewish holidays begin at sundown the
-        evening before) and "observed" when a weekend holiday is observed on another day.
+        evening before), "observed" when a weekend holiday is observed on another day, and
+        "estimated": true when the calendar only estimates the date (lunar holidays).
 
     Examples:
         {"holiday_name": "Hanukkah"}, {"holiday_name": "Thanksgiving", "year": 2026},
@@ -106,12 +107,18 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
         "days": (end - start).days + 1,
         "source_calendar": holiday.source,
     }
+    notes = []
     observed = _observed_day(holiday, start, end)
     if holiday.source in SUNDOWN_CALENDARS:
-        result["note"] = f"{holiday.name} begins at sundown the evening before the first day"
+        notes.append(f"{holiday.name} begins at sundown the evening before the first day")
     elif observed:
         result["observed"] = observed.isoformat()
-        result["note"] = f"{holiday.name} falls on a weekend; it is observed on {observed}"
+        notes.append(f"{holiday.name} falls on a weekend; it is observed on {observed}")
+    if _is_estimated(holiday, start):
+        result["estimated"] = True
+        notes.append("the date is an estimate: it depends on the lunar calendar")
+    if notes:
+        result["note"] = "; ".join(notes)
     return result
 
 
@@ -272,6 +279,14 @@ def _belongs(entry: str, name: str) -> bool:
     ("Pesach holiday", "Seventh day of Pesach"), which belong to the same span.
     """
     return entry in (name, f"{name} holiday") or entry.endswith(f" of {name}")
+
+
+def _is_estimated(holiday: _Holiday, start: date) -> bool:
+    """Whether the calendar marks this occurrence's date as an estimate."""
+    if holiday.source == FIXED:
+        return False
+    listed = _calendar(holiday.source, start.year).get_list(start)
+    return f"{holiday.name} (estimated)" in listed
 
 
 def _observed_day(holiday: _Holiday, start: date, end: date) -> date | None:

