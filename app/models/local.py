@@ -136,6 +136,8 @@ class LocalChatModel(BaseChatModel):
     model_name: str = MODEL_NAME
     max_tokens: int = DEFAULT_MAX_TOKENS
     seed: int = DEFAULT_SEED
+    repeat_penalty: float = 1.15
+    """Above 1 discourages the small model from repeating itself (it stutters otherwise)."""
 
     # llama.cpp contexts are not thread-safe and one instance serves every run in the process.
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -248,6 +250,7 @@ class LocalChatModel(BaseChatModel):
                         messages=chat,
                         grammar=grammar,
                         temperature=0.0,
+                        repeat_penalty=self.repeat_penalty,
                         max_tokens=self.max_tokens,
                         seed=self.seed,
                         stop=stop or [],

@@ -35,7 +35,7 @@ def answer_schema(tools: list[dict[str, Any]], reply_allowed: bool) -> dict[str,
         alternatives.append(
             {
                 "type": "object",
-                "properties": {"reply": {"type": "string"}},
+                "properties": {"reply": {"type": "string", "minLength": 1}},
                 "required": ["reply"],
                 "additionalProperties": False,
             }

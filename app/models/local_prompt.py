@@ -92,7 +92,8 @@ def tool_manual(tools: list[dict[str, Any]], choice: str | None, reply_allowed: 
     """Describe the answer format and the callable tools in a few compact lines."""
     lines = [BREVITY, "Answer with exactly one JSON object."]
     if reply_allowed:
-        lines.append('To answer the user: {"reply": "<your answer>"}')
+        # A placeholder such as "<your answer>" gets copied verbatim by a 135M model.
+        lines.append('To answer the user directly, write {"reply": ...} in your own words.')
     if not tools:
         return "\n".join(lines)
     lines.append(

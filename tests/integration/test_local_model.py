@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -186,8 +187,19 @@ def test_pydantic_schemas_with_refs_are_inlined() -> None:
     schema = answer_schema([tool], reply_allowed=True)
 
     reply, call = schema["anyOf"]
-    assert reply["properties"] == {"reply": {"type": "string"}}
+    assert reply["properties"] == {"reply": {"type": "string", "minLength": 1}}
     args = call["properties"]["args"]
     assert args["properties"]["unit"] == {"enum": ["days", "weeks"], "type": "string"}
     assert "$defs" not in args
     assert call["properties"]["tool"] == {"const": "shift"}
+
+
+def test_reply_grammar_forbids_an_empty_answer() -> None:
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    schema = answer_schema([], reply_allowed=True)
+    gbnf = json_schema_to_gbnf(json.dumps(schema))
+    # `char+`: at least one character, and a quote can only close the string.
+    assert 'alternative-0-reply ::= "\\"" char+ "\\"" space' in gbnf or (
+        'reply ::= "\\"" char+ "\\"" space' in gbnf
+    )
