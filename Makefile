@@ -15,9 +15,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## The main job: a conversation on the embedded defaults (local model, SQLite).
+## The main job: a conversation on the embedded defaults (local model, SQLite, demo workspace).
 chat: $(STAMP)
 	$(VENV)/bin/agentloop db upgrade
+	$(VENV)/bin/agentloop seed --demo
 	$(VENV)/bin/agentloop chat
 
 ## The whole test suite (PostgreSQL tests use 127.0.0.1:5432, each run in a fresh database).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from app.db.engine import Database
 from app.models import ModelResolver
 from graph.context import Context
 from graph.routing import route_after_act, route_after_guard, route_after_tools, route_after_verify
@@ -19,7 +20,9 @@ from tools.registry import ToolRegistry, default_registry
 
 
 def build_graph(
-    registry: ToolRegistry | None = None, models: ModelResolver | None = None
+    registry: ToolRegistry | None = None,
+    models: ModelResolver | None = None,
+    db: Database | None = None,
 ) -> StateGraph[AgentState, Context, AgentState, AgentState]:
     """Return the uncompiled graph: guard → gather → act ⇄ tools → verify → finalize."""
     registry = default_registry() if registry is None else registry
@@ -27,7 +30,7 @@ def build_graph(
     builder.add_node("guard", guard)
     builder.add_node("gather", gather)
     builder.add_node("act", Act(registry, models))
-    builder.add_node("tools", Tools(registry))
+    builder.add_node("tools", Tools(registry, db))
     builder.add_node("verify", verify)
     builder.add_node("finalize", finalize)
     builder.add_edge(START, "guard")

@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
+from app.db.engine import Database, open_database
 from app.models import ModelConfigError, ModelResolver
 from app.settings import Settings
 from checkpoints.savers import CheckpointerNotReadyError, open_checkpointer
@@ -79,9 +80,12 @@ class TurnResult:
 class Runner:
     """Runs turns of the compiled graph for any surface (CLI, Slack, tests)."""
 
-    def __init__(self, graph: CompiledStateGraph[Any, Any, Any, Any], settings: Settings) -> None:
+    def __init__(
+        self, graph: CompiledStateGraph[Any, Any, Any, Any], settings: Settings, db: Database
+    ) -> None:
         self.graph = graph
         self.settings = settings
+        self.db = db
 
     @classmethod
     @asynccontextmanager
@@ -92,9 +96,13 @@ class Runner:
         models: ModelResolver | None = None,
     ) -> AsyncIterator[Runner]:
         """Open the configured checkpointer and compile the graph with it."""
-        async with open_checkpointer(settings) as saver:
-            graph = build_graph(registry, models or ModelResolver(settings))
-            yield cls(graph.compile(checkpointer=saver, name="agent"), settings)
+        db = open_database(settings)
+        try:
+            async with open_checkpointer(settings) as saver:
+                graph = build_graph(registry, models or ModelResolver(settings), db)
+                yield cls(graph.compile(checkpointer=saver, name="agent"), settings, db)
+        finally:
+            await db.dispose()
 
     def context_for(self, request: TurnRequest, run_id: str) -> Context:
         """Return the per-run context: the request's values and the deployment's limits."""

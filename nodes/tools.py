@@ -14,12 +14,15 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.runtime import Runtime
+from sqlalchemy.exc import SQLAlchemyError
 
+from app.db.engine import Database
 from graph import events
 from graph.context import Context
 from graph.state import AgentState, ToolsUpdate
 from nodes.act import run_date
 from prompts import replies
+from tools import retention
 from tools.declaration import Tool, ToolArgumentsError, ToolContext
 from tools.registry import ToolRegistry
 
@@ -47,8 +50,9 @@ class _Result:
 class Tools:
     """The tools node, bound to a registry."""
 
-    def __init__(self, registry: ToolRegistry) -> None:
+    def __init__(self, registry: ToolRegistry, db: Database | None = None) -> None:
         self._registry = registry
+        self._db = db
 
     async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> ToolsUpdate:
         """Execute the wave; calls past a cap are answered without running."""
@@ -75,6 +79,7 @@ class Tools:
             user_role=ctx.user_role,
             run_id=state.get("run_id", ""),
             thread_id=_thread_id(runtime),
+            db=self._database(),
         )
         deadline = state.get("deadline", time.time() + ctx.turn_timeout_s)
         results = await asyncio.gather(
@@ -96,6 +101,15 @@ class Tools:
             "tool_calls_used": used + len(allowed),
             "cap": cap,
         }
+
+    def _database(self) -> Database:
+        if self._db is None:
+            # The graph served by LangGraph Studio/Server has no runner to hand it a database.
+            from app.db.engine import open_database
+            from app.settings import get_settings
+
+            self._db = open_database(get_settings())
+        return self._db
 
     async def _run_one(
         self,
@@ -142,7 +156,24 @@ class Tools:
             # failure becomes its ToolMessage; the traceback goes to the log.
             logger.warning("tool %s failed", tool.name, exc_info=True)
             return _error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-        return _Result(json.dumps(data, default=str, ensure_ascii=False), "ok")
+        content = json.dumps(data, default=str, ensure_ascii=False)
+        large = len(content) > retention.RETAIN_OVER_CHARS
+        if large and tool.summarize_large_results and tool_ctx.db is not None:
+            try:
+                kept = await retention.retain(
+                    tool_ctx.db,
+                    data=data,
+                    tool=tool.name,
+                    run_id=tool_ctx.run_id,
+                    thread_id=tool_ctx.thread_id,
+                    tool_call_id=call.id,
+                )
+            except SQLAlchemyError:
+                # Storing is an optimization: without it the model still gets the result.
+                logger.warning("could not store the result of %s", tool.name, exc_info=True)
+            else:
+                content = json.dumps(kept, default=str, ensure_ascii=False)
+        return _Result(content, "ok")
 
 
 def _refusal(tool: Tool, tool_ctx: ToolContext) -> str | None:

@@ -112,3 +112,117 @@ def pg_url() -> Iterator[str]:
     finally:
         with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated, demo-seeded SQLite workspace, copied for each test that needs one."""
+    import asyncio
+
+    from app.db.engine import open_database
+    from app.db.migrate import upgrade
+    from app.db.seed import seed_demo
+
+    path = tmp_path_factory.mktemp("template") / "workspace.sqlite"
+    settings = Settings(_env_file=None, database_url=f"sqlite:///{path}")
+    upgrade(settings)
+
+    async def load() -> None:
+        db = open_database(settings)
+        await seed_demo(db)
+        await db.dispose()
+
+    asyncio.run(load())
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_url: str) -> Iterator[str]:
+    """A migrated, demo-seeded PostgreSQL template database (cloned per test)."""
+    import asyncio
+
+    import psycopg
+
+    from app.db.engine import open_database
+    from app.db.migrate import upgrade
+    from app.db.seed import seed_demo
+
+    base, _, name = pg_url.rpartition("/")
+    template = f"{name}_tpl"
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{template}"')
+    settings = Settings(_env_file=None, database_url=f"{base}/{template}")
+    upgrade(settings)
+
+    async def load() -> None:
+        db = open_database(settings)
+        await seed_demo(db)
+        await db.dispose()
+
+    asyncio.run(load())
+    try:
+        yield template
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
+
+
+@pytest.fixture(
+    params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
+)
+def workspace_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh copy of the seeded demo workspace, on SQLite and on PostgreSQL."""
+    import shutil
+
+    if request.param == "sqlite":
+        path = tmp_path / "workspace.sqlite"
+        shutil.copy(request.getfixturevalue("sqlite_template"), path)
+        yield f"sqlite:///{path}"
+        return
+    import psycopg
+
+    template = request.getfixturevalue("pg_template")
+    base = request.getfixturevalue("pg_url").rpartition("/")[0]
+    name = f"{template}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def workspace(workspace_url: str) -> AsyncIterator[Any]:
+    """An open `Database` on a fresh seeded workspace."""
+    from app.db.engine import open_database
+
+    db = open_database(Settings(_env_file=None, database_url=workspace_url))
+    try:
+        yield db
+    finally:
+        await db.dispose()
+
+
+@pytest.fixture
+def tool_ctx(workspace: Any) -> Callable[..., Any]:
+    """Build a ToolContext on the test's workspace."""
+    from datetime import date
+
+    from tools.declaration import ToolContext
+
+    def make(**overrides: Any) -> ToolContext:
+        values: dict[str, Any] = {
+            "today": date(2026, 11, 22),
+            "timezone": "UTC",
+            "user_id": "U0GRACE",
+            "user_role": "member",
+            "run_id": "run-test",
+            "thread_id": "thread-test",
+            "db": workspace,
+        }
+        values.update(overrides)
+        return ToolContext(**values)
+
+    return make

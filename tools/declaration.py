@@ -6,9 +6,12 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Literal, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    from app.db.engine import Database
 
 ToolKind = Literal["read_only", "mutating"]
 ROLES: tuple[str, ...] = ("viewer", "member", "admin")
@@ -24,6 +27,16 @@ class ToolContext:
     user_role: str
     run_id: str
     thread_id: str
+    db: Database | None = None
+    """The workspace database (None where a tool runs without one, e.g. calendar tests)."""
+    idempotency_key: str | None = None
+    """Set for an approved mutation; the same key never applies the mutation twice."""
+
+    def database(self) -> Database:
+        """Return the workspace database, or fail clearly when the run has none."""
+        if self.db is None:
+            raise RuntimeError("this tool needs the workspace database, and the run has none")
+        return self.db
 
 
 class ToolArgumentsError(ValueError):
@@ -45,6 +58,8 @@ class Tool:
     roles: frozenset[str]
     pack: str
     timeout_s: float | None = None
+    summarize_large_results: bool = True
+    """False for a tool whose whole point is to return a full result (rehydration)."""
 
     @property
     def read_only(self) -> bool:
@@ -90,6 +105,7 @@ def declare(
     kind: ToolKind = "mutating",
     roles: Iterable[str] = ROLES,
     timeout_s: float | None = None,
+    summarize_large_results: bool = True,
 ) -> Callable[[ToolFn], Tool]:
     """Declare an async tool function `fn(args: ArgsModel, ctx: ToolContext)` as a `Tool`.
 
@@ -122,6 +138,7 @@ def declare(
             roles=allowed,
             pack=pack,
             timeout_s=timeout_s,
+            summarize_large_results=summarize_large_results,
         )
 
     return wrap

@@ -182,18 +182,58 @@ async def _chat(
 
 @db_app.command("upgrade")
 def db_upgrade(verbose: VerboseOpt = False) -> None:
-    """Create or migrate the database tables (checkpointer included)."""
+    """Migrate the workspace database and set up the checkpointer's tables."""
+    from app.db.migrate import upgrade
     from checkpoints.savers import setup_checkpointer
 
     settings = _settings()
     logs.configure(settings.data_dir, verbose)
     try:
-        done = asyncio.run(setup_checkpointer(settings))
+        out.print(upgrade(settings))
+        out.print(asyncio.run(setup_checkpointer(settings)))
     except Exception as exc:
         logger.exception("database upgrade failed")
         err.print(f"[red]error:[/] database upgrade failed: {exc}")
         raise typer.Exit(1) from None
-    out.print(done)
+
+
+@app.command()
+def seed(
+    demo: Annotated[bool, typer.Option("--demo", help="Load the demo workspace.")] = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Load seed data into the workspace database (idempotent)."""
+    from app.db.migrate import missing_tables
+
+    if not demo:
+        err.print("[red]error:[/] say what to load: --demo is the only seed so far")
+        raise typer.Exit(2)
+    settings = _settings()
+    logs.configure(settings.data_dir, verbose)
+    try:
+        if missing_tables(settings):
+            err.print("[red]error:[/] the workspace tables are missing: run `agentloop db upgrade`")
+            raise typer.Exit(1)
+        added = asyncio.run(_seed_demo(settings))
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        logger.exception("seeding failed")
+        err.print(f"[red]error:[/] seeding failed: {exc}")
+        raise typer.Exit(1) from None
+    summary = ", ".join(f"{count} {table}" for table, count in sorted(added.items()))
+    out.print(f"demo workspace loaded ({summary or 'already complete, nothing added'})")
+
+
+async def _seed_demo(settings: Settings) -> dict[str, int]:
+    from app.db.engine import open_database
+    from app.db.seed import seed_demo
+
+    db = open_database(settings)
+    try:
+        return await seed_demo(db)
+    finally:
+        await db.dispose()
 
 
 def main() -> None:

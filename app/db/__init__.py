@@ -1,0 +1,1 @@
+"""The workspace and audit database: SQLAlchemy models, engine, migrations and seed data."""

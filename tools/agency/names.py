@@ -1,0 +1,95 @@
+"""Resolving names people type ("garlic pres", "THORINOX") to workspace rows.
+
+Exact matches on the normalized name come first; otherwise rapidfuzz scores every name,
+a clear winner is a match, close runners-up make the result ambiguous, and weak scores
+come back as suggestions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from rapidfuzz import fuzz, process, utils
+from sqlalchemy import ColumnElement, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Brand, Client, TeamMember, name_key
+
+Named = type[Client] | type[Brand] | type[TeamMember]
+
+MATCH_SCORE = 88.0
+"""A fuzzy score at or above this is a match, if no runner-up is close behind."""
+AMBIGUITY_MARGIN = 4.0
+SUGGESTION_SCORE = 55.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A row a name may refer to."""
+
+    id: int
+    name: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The outcome of resolving one name."""
+
+    query: str
+    status: Literal["found", "ambiguous", "not_found"]
+    match: Candidate | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the resolution as tool-result data."""
+        return asdict(self)
+
+
+async def resolve(
+    session: AsyncSession,
+    model: Named,
+    query: str,
+    *,
+    where: ColumnElement[bool] | None = None,
+    limit: int = 5,
+) -> Resolution:
+    """Resolve `query` against the names of `model`'s rows (optionally filtered by `where`)."""
+    key = name_key(query)
+    if not key:
+        return Resolution(query, "not_found")
+    exact = select(model.id, model.name).where(model.name_key == key)
+    if where is not None:
+        exact = exact.where(where)
+    rows = (await session.execute(exact)).all()
+    if len(rows) == 1:
+        return Resolution(query, "found", Candidate(rows[0].id, rows[0].name, 100.0))
+    if len(rows) > 1:
+        return Resolution(
+            query, "ambiguous", candidates=[Candidate(r.id, r.name, 100.0) for r in rows]
+        )
+    everything = select(model.id, model.name, model.name_key)
+    if where is not None:
+        everything = everything.where(where)
+    named = (await session.execute(everything)).all()
+    scored = process.extract(
+        key,
+        {row.id: row.name_key for row in named},
+        scorer=fuzz.WRatio,
+        processor=utils.default_process,
+        limit=limit,
+        score_cutoff=SUGGESTION_SCORE,
+    )
+    names = {row.id: row.name for row in named}
+    candidates = [Candidate(row_id, names[row_id], round(score, 1)) for _, score, row_id in scored]
+    if not candidates:
+        return Resolution(query, "not_found")
+    best = candidates[0]
+    runner_up = candidates[1].score if len(candidates) > 1 else 0.0
+    if best.score >= MATCH_SCORE and best.score - runner_up >= AMBIGUITY_MARGIN:
+        return Resolution(query, "found", best, candidates[1:])
+    if best.score >= MATCH_SCORE:
+        close = [c for c in candidates if best.score - c.score < AMBIGUITY_MARGIN]
+        return Resolution(query, "ambiguous", candidates=close)
+    return Resolution(query, "not_found", candidates=candidates)
