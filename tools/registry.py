@@ -56,6 +56,17 @@ class ToolRegistry:
 
 def default_registry() -> ToolRegistry:
     """Return the registry of every shipped pack."""
-    from tools import calendar
+    from tools import calendar, hospitality, memory, meta
+    from tools.agency import context, lookup, mutations
 
-    return ToolRegistry(calendar.TOOLS)
+    return ToolRegistry(
+        [
+            *lookup.TOOLS,
+            *context.TOOLS,
+            *mutations.TOOLS,
+            *memory.TOOLS,
+            *calendar.TOOLS,
+            *hospitality.TOOLS,
+            *meta.TOOLS,
+        ]
+    )

@@ -114,3 +114,49 @@ def test_postgres_without_upgrade_says_so(tmp_path, write_script, pg_url) -> Non
     finally:
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{fresh.rsplit("/", 1)[1]}" WITH (FORCE)')
+
+
+def upgrade_and_seed_twice(env: dict[str, str]) -> None:
+    upgrade = agentloop("db", "upgrade", env=env)
+    assert upgrade.returncode == 0, upgrade.stderr
+    assert "workspace database at the newest revision" in upgrade.stdout
+    first = agentloop("seed", "--demo", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "2 clients" in first.stdout and "6 kb_documents" in first.stdout
+    again = agentloop("seed", "--demo", env=env)
+    assert again.returncode == 0, again.stderr
+    assert "already complete, nothing added" in again.stdout
+    assert agentloop("db", "upgrade", env=env).returncode == 0
+
+
+def test_upgrade_and_seed_on_an_empty_sqlite_file(tmp_path) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    upgrade_and_seed_twice(env)
+    assert (tmp_path / "data" / "workspace.sqlite").exists()
+
+
+@pytest.mark.postgres
+def test_upgrade_and_seed_on_an_empty_postgres_database(tmp_path, pg_url) -> None:
+    import psycopg
+
+    name = pg_url.rsplit("/", 1)[1] + "_cli"
+    admin_url = pg_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        env = {
+            "DATABASE_URL": pg_url.rsplit("/", 1)[0] + f"/{name}",
+            "AGENTLOOP_DATA_DIR": str(tmp_path / "data"),
+        }
+        upgrade_and_seed_twice(env)
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_seed_before_upgrade_says_what_to_do(tmp_path) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    proc = agentloop("seed", "--demo", env=env)
+    assert proc.returncode == 1
+    assert "run `agentloop db upgrade`" in proc.stderr
+    assert agentloop("seed", env=env).returncode == 2

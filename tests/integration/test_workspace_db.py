@@ -57,3 +57,17 @@ async def test_run_once_applies_a_mutation_once(workspace, tool_ctx) -> None:
         assert await session.scalar(select(func.count()).where(Client.name_key == "acme")) == 1
         receipts = await session.scalar(select(func.count()).select_from(MutationReceipt))
         assert receipts == 1
+
+
+async def test_name_resolution_tolerates_typos_and_nul_bytes(workspace) -> None:
+    from tools.agency.names import resolve
+
+    async with workspace.session() as session:
+        for query in ("Thorinix", "THORINOX", " thorinox ", "thori\x00nox"):
+            found = await resolve(session, Client, query)
+            assert found.status == "found" and found.match is not None, query
+            assert found.match.name == "Thorinox"
+        garlic = await resolve(session, Brand, "garlic pres")
+        assert garlic.status == "ambiguous" and len(garlic.candidates) == 2
+        nothing = await resolve(session, Client, "Zzyzx Corp")
+        assert nothing.status == "not_found"

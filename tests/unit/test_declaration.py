@@ -79,6 +79,6 @@ def test_registry_rejects_duplicates_and_groups_by_pack() -> None:
     registry = default_registry()
     with pytest.raises(ValueError, match="registered twice"):
         registry.add(registry.tools()[0])
-    assert set(registry.by_pack()) == {"calendar"}
+    assert set(registry.by_pack()) == {"agency", "memory", "calendar", "hospitality", "meta"}
     assert registry.openai_schemas() is registry.openai_schemas()
     assert ToolRegistry().openai_schemas() == []

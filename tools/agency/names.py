@@ -18,7 +18,7 @@ from app.db.models import Brand, Client, TeamMember, name_key
 
 Named = type[Client] | type[Brand] | type[TeamMember]
 
-MATCH_SCORE = 88.0
+MATCH_SCORE = 85.0
 """A fuzzy score at or above this is a match, if no runner-up is close behind."""
 AMBIGUITY_MARGIN = 4.0
 SUGGESTION_SCORE = 55.0

@@ -1,0 +1,1 @@
+"""The agency pack (AgencyClaw's skills): clients, brands, team, tasks and the knowledge base."""

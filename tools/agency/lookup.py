@@ -1,0 +1,267 @@
+"""The agency pack's lookups: clients, brands and a brand's destination (its context).
+
+Names are resolved tolerantly (`tools.agency.names`); a name that matches nothing comes
+back as data with suggestions, so the model can ask instead of failing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, Field
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Assignment, Brand, Client, TeamMember
+from tools.agency.names import Named, Resolution, resolve
+from tools.declaration import ToolContext, declare
+
+MAX_NAME_CHARS = 200
+"""No real name is longer; a longer query is cut so fuzzy matching stays cheap."""
+MAX_BRANDS = 100
+MAPPING_FIELDS = ("destination_space", "destination_list")
+
+
+def _not_blank(value: str) -> str:
+    """Reject empty or whitespace-only names with a message the model can act on."""
+    if not value.strip():
+        raise ValueError("must not be empty or whitespace; give a name, e.g. 'Thorinox'")
+    return value.strip()
+
+
+NameArg = Annotated[str, AfterValidator(_not_blank)]
+"""A name argument: any text, but not blank."""
+
+
+def clean_name(query: str) -> str:
+    """Drop control characters (PostgreSQL rejects NUL in text) and cut absurd lengths."""
+    kept = "".join(ch for ch in query if unicodedata.category(ch) != "Cc" or ch in "\t ")
+    return kept[:MAX_NAME_CHARS]
+
+
+async def resolve_name(session: AsyncSession, model: Named, query: str, **kw: Any) -> Resolution:
+    """Resolve a user-typed name after making it safe to match."""
+    return await resolve(session, model, clean_name(query), **kw)
+
+
+def unresolved(resolution: Resolution, field: str) -> dict[str, Any]:
+    """Return the not_found/ambiguous result for a name the model has to clarify."""
+    if resolution.status == "ambiguous":
+        candidates = [{"id": c.id, "name": c.name} for c in resolution.candidates]
+        return {
+            "status": "ambiguous",
+            "field": field,
+            "query": resolution.query,
+            "candidates": candidates,
+        }
+    suggestions = list(dict.fromkeys(c.name for c in resolution.candidates))
+    return {
+        "status": "not_found",
+        "field": field,
+        "query": resolution.query,
+        "suggestions": suggestions,
+    }
+
+
+async def find_client(session: AsyncSession, query: str) -> Client | dict[str, Any]:
+    """Return the client a name refers to, or the result that asks which one is meant."""
+    resolution = await resolve_name(session, Client, query)
+    if resolution.status != "found" or resolution.match is None:
+        return unresolved(resolution, "client")
+    return await session.get_one(Client, resolution.match.id)
+
+
+def is_mapped(brand: Brand) -> bool:
+    """Whether the brand's work has a destination (both space and list set)."""
+    return not missing_fields(brand)
+
+
+def missing_fields(brand: Brand) -> list[str]:
+    """Return the destination fields the brand lacks."""
+    return [name for name in MAPPING_FIELDS if not getattr(brand, name)]
+
+
+def mapping_state(brand: Brand) -> dict[str, Any]:
+    """Return whether the brand is mapped and which destination fields it lacks."""
+    return {"mapped": is_mapped(brand), "missing_mapping": missing_fields(brand)}
+
+
+def brand_data(brand: Brand, client: Client) -> dict[str, Any]:
+    """Return a brand as tool-result data, with its client's name."""
+    return {
+        "id": brand.id,
+        "name": brand.name,
+        "client": client.name,
+        "client_id": client.id,
+        "marketplace": brand.marketplace,
+        "destination_space": brand.destination_space,
+        "destination_list": brand.destination_list,
+        "mapped": is_mapped(brand),
+    }
+
+
+async def _brands_with_clients(session: AsyncSession, ids: list[int]) -> list[dict[str, Any]]:
+    """Load brands by id, ordered by client then brand name."""
+    query = (
+        select(Brand, Client)
+        .join(Client, Brand.client_id == Client.id)
+        .where(Brand.id.in_(ids))
+        .order_by(Client.name, Brand.name, Brand.id)
+    )
+    return [brand_data(b, c) for b, c in (await session.execute(query)).all()]
+
+
+class LookupClientArgs(BaseModel):
+    """Arguments of `lookup_client`."""
+
+    query: NameArg = Field(description="the client's name, e.g. 'Thorinox' (typos are fine)")
+
+
+class LookupBrandArgs(BaseModel):
+    """Arguments of `lookup_brand`."""
+
+    query: NameArg | None = Field(default=None, description="a brand name, e.g. 'Garlic Press'")
+    client: NameArg | None = Field(default=None, description="only this client's brands")
+
+
+class ResolveBrandArgs(BaseModel):
+    """Arguments of `resolve_brand`."""
+
+    brand: NameArg = Field(description="the brand's name, e.g. 'Garlic Press'")
+    client: NameArg | None = Field(default=None, description="the client that owns the brand")
+
+
+@declare(pack="agency", kind="read_only")
+async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Look up a client by name (case-insensitive, tolerant of typos like "distx").
+
+    Returns:
+        {"status": "found", "client": {"id", "name", "notes", "brands": [{"id", "name",
+        "mapped"}], "team": [{"name", "title", "assignment_role"}]}};
+        {"status": "ambiguous", "candidates": [{"id", "name"}]} when several clients fit;
+        {"status": "not_found", "query", "suggestions": [names]} (ask the user; the list
+        may be empty).
+
+    Examples:
+        {"query": "Thorinox"}, {"query": "distx"}.
+    """
+    async with ctx.database().session() as session:
+        client = await find_client(session, args.query)
+        if isinstance(client, dict):
+            return client
+        brands = await session.scalars(
+            select(Brand).where(Brand.client_id == client.id).order_by(Brand.name, Brand.id)
+        )
+        team = await session.execute(
+            select(TeamMember.name, TeamMember.title, Assignment.assignment_role)
+            .join(Assignment, Assignment.team_member_id == TeamMember.id)
+            .where(Assignment.client_id == client.id)
+            .order_by(TeamMember.name, Assignment.assignment_role)
+        )
+        return {
+            "status": "found",
+            "client": {
+                "id": client.id,
+                "name": client.name,
+                "notes": client.notes,
+                "brands": [{"id": b.id, "name": b.name, "mapped": is_mapped(b)} for b in brands],
+                "team": [
+                    {"name": r.name, "title": r.title, "assignment_role": r.assignment_role}
+                    for r in team
+                ],
+            },
+        }
+
+
+@declare(pack="agency", kind="read_only")
+async def lookup_brand(args: LookupBrandArgs, ctx: ToolContext) -> dict[str, Any]:
+    """List brands with their client, marketplace and destination mapping.
+
+    Without arguments lists every brand; `client` keeps that client's brands; `query`
+    matches a brand name tolerantly. A name used by several clients lists each of them.
+    A brand is "mapped" when both destination_space and destination_list are set.
+
+    Returns:
+        {"status": "found", "count", "brands": [{"id", "name", "client", "client_id",
+        "marketplace", "destination_space", "destination_list", "mapped"}]}, with
+        "status": "ambiguous" when `query` fits several brands equally; or
+        {"status": "not_found", "field": "client"|"brand", "query", "suggestions"}.
+
+    Examples:
+        {}, {"client": "Distex"}, {"query": "Garlic Press"}, {"query": "peelers",
+        "client": "Thorinox"}.
+    """
+    async with ctx.database().session() as session:
+        where = None
+        if args.client is not None:
+            client = await find_client(session, args.client)
+            if isinstance(client, dict):
+                return client
+            where = Brand.client_id == client.id
+        if args.query is None:
+            query = select(Brand.id).order_by(Brand.id).limit(MAX_BRANDS)
+            ids = list(await session.scalars(query if where is None else query.where(where)))
+            status = "found"
+        else:
+            resolution = await resolve_name(session, Brand, args.query, where=where)
+            if resolution.status == "not_found":
+                return unresolved(resolution, "brand")
+            status = resolution.status
+            found = [resolution.match] if resolution.match else resolution.candidates
+            ids = [c.id for c in found]
+        brands = await _brands_with_clients(session, ids)
+        return {"status": status, "count": len(brands), "brands": brands}
+
+
+@declare(pack="agency", kind="read_only")
+async def resolve_brand(args: ResolveBrandArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Resolve a brand to its client and destination (where its tasks are filed).
+
+    Use before creating work for a brand. Pass `client` when known: the same brand name
+    can belong to several clients (e.g. "Garlic Press" under Thorinox and Distex), and
+    then the result is ambiguous and lists each with its client, so ask which one.
+
+    Returns:
+        {"status": "found", "brand": {"id", "name", "marketplace"}, "client": {"id",
+        "name"}, "destination": {"space", "list", "mapped"}, "missing_mapping": [fields]};
+        {"status": "ambiguous", "field": "brand", "candidates": [{"id", "name", "client",
+        "mapped", ...}]}; or {"status": "not_found", "field", "query", "suggestions"}.
+
+    Examples:
+        {"brand": "Garlic Press", "client": "Thorinox"}, {"brand": "distex lighting"}.
+    """
+    async with ctx.database().session() as session:
+        where = None
+        if args.client is not None:
+            client = await find_client(session, args.client)
+            if isinstance(client, dict):
+                return client
+            where = Brand.client_id == client.id
+        resolution = await resolve_name(session, Brand, args.brand, where=where)
+        if resolution.status == "ambiguous":
+            candidates = await _brands_with_clients(session, [c.id for c in resolution.candidates])
+            return {
+                "status": "ambiguous",
+                "field": "brand",
+                "query": resolution.query,
+                "candidates": candidates,
+            }
+        if resolution.status != "found" or resolution.match is None:
+            return unresolved(resolution, "brand")
+        brand = await session.get_one(Brand, resolution.match.id)
+        owner = await session.get_one(Client, brand.client_id)
+        return {
+            "status": "found",
+            "brand": {"id": brand.id, "name": brand.name, "marketplace": brand.marketplace},
+            "client": {"id": owner.id, "name": owner.name},
+            "destination": {
+                "space": brand.destination_space,
+                "list": brand.destination_list,
+                "mapped": is_mapped(brand),
+            },
+            "missing_mapping": missing_fields(brand),
+        }
+
+
+TOOLS = [lookup_client, lookup_brand, resolve_brand]

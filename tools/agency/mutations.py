@@ -1,0 +1,443 @@
+"""The agency pack's changes: SOP-grounded tasks, account assignments, brands and their mappings.
+
+Every change goes through `run_once`; checks that depend on current state run inside it, so a
+replayed approval returns the first result instead of failing on its own effect.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import date
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator, BaseModel, Field, field_validator, model_validator
+from sqlalchemy import ColumnElement, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Assignment, Brand, Client, Task, TeamMember, name_key
+from tools.agency.drafts import build_draft, normalize_product_ids
+from tools.agency.names import resolve
+from tools.declaration import ToolContext, declare
+from tools.idempotency import run_once
+
+ADMIN = ("admin",)
+STAFF = ("member", "admin")
+MAPPING = ("marketplace", "destination_space", "destination_list")
+M = TypeVar("M", Client, Brand, TeamMember)
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_not_blank)]
+
+
+class Args(BaseModel):
+    """Base of the pack's arguments: PostgreSQL cannot store NUL characters in text."""
+
+    @field_validator("*")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        texts = value if isinstance(value, list) else [value]
+        if any(isinstance(text, str) and "\x00" in text for text in texts):
+            raise ValueError("must not contain NUL characters")
+        return value
+
+
+async def require(
+    session: AsyncSession,
+    model: type[M],
+    query: str,
+    *,
+    label: str,
+    where: ColumnElement[bool] | None = None,
+) -> M:
+    """Return the one row `query` names (optionally among `where`), found forgivingly.
+
+    Raises:
+        ValueError: Naming the candidates, so the model can ask, when the name is ambiguous
+            or matches nothing.
+    """
+    found = await resolve(session, model, query, where=where)
+    if found.status == "found" and found.match is not None:
+        return await session.get_one(model, found.match.id)
+    if found.status == "ambiguous":
+        rows = [await session.get_one(model, c.id) for c in found.candidates]
+        names = [await _describe(session, row) for row in rows]
+        raise ValueError(f"{label} {query!r} is ambiguous: {'; '.join(names)}. Ask which one.")
+    if found.candidates:
+        names = [c.name for c in found.candidates]
+        raise ValueError(f"no {label} matches {query!r}; did you mean: {', '.join(names)}?")
+    statement = select(model.name).order_by(model.name).limit(20)
+    known = (await session.scalars(statement if where is None else statement.where(where))).all()
+    raise ValueError(f"no {label} matches {query!r}; known: {', '.join(known) or 'none'}")
+
+
+async def _describe(session: AsyncSession, row: Client | Brand | TeamMember) -> str:
+    if isinstance(row, Brand):
+        return f"{row.name} (client {(await session.get_one(Client, row.client_id)).name})"
+    return f"{row.name} ({row.email})" if isinstance(row, TeamMember) else row.name
+
+
+def _brand_dict(brand: Brand, client: str) -> dict[str, Any]:
+    fields = {field: getattr(brand, field) for field in MAPPING}
+    return {"id": brand.id, "client": client, "name": brand.name, **fields}
+
+
+def _key(value: str) -> str:
+    """Return a role or marketplace as a key ("Amazon US" → "amazon_us")."""
+    return "_".join(re.split(r"[\s\-_]+", value.strip().casefold()))
+
+
+def marketplace_label(key: str) -> str:
+    """Return the display form of a marketplace ("amazon_us" → "Amazon US")."""
+    return " ".join(p.upper() if len(p) <= 3 else p.capitalize() for p in key.split("_") if p)
+
+
+class CreateTaskArgs(Args):
+    """Arguments of create_task."""
+
+    client: Name = Field(description="client name, e.g. Thorinox")
+    title: Annotated[str, Field(min_length=1, max_length=20_000), AfterValidator(_not_blank)]
+    details: str = Field(default="", max_length=50_000, description="what was asked, verbatim")
+    brand: Name | None = None
+    assignee: Name | None = Field(default=None, description="team member name")
+    due_date: date | None = Field(default=None, description="YYYY-MM-DD")
+    product_ids: Annotated[list[str], AfterValidator(normalize_product_ids)] = Field(
+        default_factory=list, max_length=200, description="ASINs, e.g. B0CGP12345"
+    )
+
+
+@declare(pack="agency", kind="mutating", roles=STAFF)
+async def create_task(args: CreateTaskArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Create a client task, grounded in the best-matching SOP.
+
+    The draft's description is the details plus the SOP's numbered steps as a checklist;
+    ASINs in the title or details ("B0CGP12345") are added to `product_ids`. Names are
+    matched forgivingly; an unknown or ambiguous client, brand or assignee is an error that
+    lists the candidates, so ask the person which one they meant. `draft.missing` lists what
+    the task still lacks (e.g. which ASINs a coupon covers): ask about it before proposing.
+
+    Returns:
+        {"status": "created", "task": {"id", "client", "brand", "title", "description",
+        "status", "assignee", "due_date", "product_ids", "created_by"},
+        "draft": {"title", "description", "sop": {"id", "title"} | null, "product_ids",
+        "missing"}}.
+
+    Example:
+        {"client": "Thorinox", "brand": "Garlic Press", "title": "Create a coupon code for
+        Garlic Press", "details": "20% off, ASIN B0CGP12345", "due_date": "2026-12-01"}
+    """
+    if args.due_date and args.due_date < ctx.today:
+        raise ValueError(f"due_date {args.due_date} is in the past (today is {ctx.today})")
+    db = ctx.database()
+    async with db.session() as session:
+        client = await require(session, Client, args.client, label="client")
+        brand = assignee = None
+        if args.brand:
+            where = Brand.client_id == client.id
+            brand = await require(session, Brand, args.brand, label="brand", where=where)
+        if args.assignee:
+            assignee = await require(session, TeamMember, args.assignee, label="person")
+        draft = await build_draft(
+            session,
+            db.dialect,
+            title=args.title,
+            details=args.details,
+            client=client,
+            brand=brand,
+            product_ids=args.product_ids,
+        )
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        task = Task(
+            client_id=client.id,
+            brand_id=brand.id if brand else None,
+            title=args.title,
+            description=draft["description"],
+            status="open",
+            due_date=args.due_date,
+            assignee_id=assignee.id if assignee else None,
+            product_ids=draft["product_ids"],
+            created_by=ctx.user_id,
+        )
+        session.add(task)
+        await session.flush()
+        shown = {
+            "id": task.id,
+            "client": client.name,
+            "brand": brand.name if brand else None,
+            "title": task.title,
+            "description": task.description,
+            "status": task.status,
+            "assignee": assignee.name if assignee else None,
+            "due_date": task.due_date.isoformat() if task.due_date else None,
+            "product_ids": task.product_ids,
+            "created_by": task.created_by,
+        }
+        return {"status": "created", "task": shown, "draft": draft}
+
+    return await run_once(ctx, "create_task", args.model_dump(mode="json"), mutate)
+
+
+class AssignmentArgs(Args):
+    """Arguments of assign_person and remove_assignment."""
+
+    client: Name
+    person: Name = Field(description="team member name")
+    assignment_role: str = Field(
+        min_length=1, max_length=64, description="e.g. account_manager, ppc_specialist"
+    )
+
+    @field_validator("assignment_role")
+    @classmethod
+    def _role_key(cls, value: str) -> str:
+        if not re.fullmatch(r"[^\W\d_]\w*", key := _key(value)):
+            raise ValueError("use words like account_manager or designer")
+        return key
+
+
+async def _parties(ctx: ToolContext, args: AssignmentArgs) -> tuple[Client, TeamMember]:
+    async with ctx.database().session() as session:
+        client = await require(session, Client, args.client, label="client")
+        return client, await require(session, TeamMember, args.person, label="person")
+
+
+def _held(client: Client, person: TeamMember, role: str | None = None) -> Any:
+    held = select(Assignment).where(
+        Assignment.client_id == client.id, Assignment.team_member_id == person.id
+    )
+    return held if role is None else held.where(Assignment.assignment_role == role)
+
+
+@declare(pack="agency", kind="mutating", roles=ADMIN)
+async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Give a team member a role on a client account (e.g. account_manager, designer).
+
+    A person may hold several roles on one client; assigning a held role is an error.
+
+    Returns:
+        {"status": "assigned", "assignment": {"id", "client", "person", "assignment_role"}}.
+    """
+    client, person = await _parties(ctx, args)
+    role = args.assignment_role
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        if await session.scalar(_held(client, person, role)):
+            raise ValueError(f"{person.name} is already {role} on {client.name}")
+        row = Assignment(client_id=client.id, team_member_id=person.id, assignment_role=role)
+        session.add(row)
+        await session.flush()
+        shown = {"id": row.id, "client": client.name, "person": person.name}
+        return {"status": "assigned", "assignment": {**shown, "assignment_role": role}}
+
+    return await run_once(ctx, "assign_person", args.model_dump(mode="json"), mutate)
+
+
+@declare(pack="agency", kind="mutating", roles=ADMIN)
+async def remove_assignment(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Take a role on a client account away from a team member.
+
+    Removing a role the person does not hold is an error that lists the roles they do hold.
+
+    Returns:
+        {"status": "removed", "assignment": {"client", "person", "assignment_role"}}.
+    """
+    client, person = await _parties(ctx, args)
+    role = args.assignment_role
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        row = await session.scalar(_held(client, person, role))
+        if row is None:
+            held = ", ".join(
+                a.assignment_role for a in await session.scalars(_held(client, person))
+            )
+            raise ValueError(
+                f"{person.name} is not {role} on {client.name}; their roles there: {held or 'none'}"
+            )
+        await session.delete(row)
+        shown = {"client": client.name, "person": person.name, "assignment_role": role}
+        return {"status": "removed", "assignment": shown}
+
+    return await run_once(ctx, "remove_assignment", args.model_dump(mode="json"), mutate)
+
+
+class MappingArgs(Args):
+    """A brand's mapping fields; None leaves a field as it is."""
+
+    marketplace: Annotated[Name, AfterValidator(_key)] | None = Field(
+        default=None, description="e.g. amazon_us"
+    )
+    destination_space: Name | None = None
+    destination_list: Name | None = None
+
+    def mapping(self) -> dict[str, str]:
+        """Return the mapping fields that were given."""
+        return self.model_dump(include=set(MAPPING), exclude_none=True)
+
+
+class CreateBrandArgs(MappingArgs):
+    """Arguments of create_brand."""
+
+    client: Name
+    name: Annotated[Name, AfterValidator(str.strip)]
+
+
+@declare(pack="agency", kind="mutating", roles=ADMIN)
+async def create_brand(args: CreateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Add a brand to a client, optionally with its marketplace and destination mapping.
+
+    Brand names are unique within a client (case and spacing ignored). Marketplaces are
+    stored as keys ("Amazon US" → "amazon_us"). Without a destination space and list the
+    brand is unmapped: its tasks have nowhere to go until update_brand maps it.
+
+    Returns:
+        {"status": "created", "brand": {"id", "client", "name", "marketplace",
+        "destination_space", "destination_list"}, "mapping_complete": bool}.
+    """
+    async with ctx.database().session() as session:
+        client = await require(session, Client, args.client, label="client")
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        key = name_key(args.name)
+        same = select(Brand).where(Brand.client_id == client.id, Brand.name_key == key)
+        if clash := await session.scalar(same):
+            raise ValueError(f"{client.name} already has a brand named {clash.name!r}")
+        brand = Brand(client_id=client.id, name=args.name, name_key=key, **args.mapping())
+        session.add(brand)
+        await session.flush()
+        complete = bool(brand.destination_space and brand.destination_list)
+        shown = _brand_dict(brand, client.name)
+        return {"status": "created", "brand": shown, "mapping_complete": complete}
+
+    return await run_once(ctx, "create_brand", args.model_dump(mode="json"), mutate)
+
+
+class UpdateBrandArgs(MappingArgs):
+    """Arguments of update_brand."""
+
+    brand: Name
+    client: Name | None = None
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> UpdateBrandArgs:
+        if not self.mapping():
+            raise ValueError(f"give at least one of {', '.join(MAPPING)}")
+        return self
+
+
+@declare(pack="agency", kind="mutating", roles=ADMIN)
+async def update_brand(args: UpdateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Change a brand's marketplace or destination mapping (the fields given; others stay).
+
+    The same brand name can exist under several clients (e.g. Garlic Press): give `client`
+    then, or the ambiguity error lists the clients to ask about.
+
+    Returns:
+        {"status": "updated" | "unchanged", "brand": {...after the change},
+        "changes": {field: {"from", "to"}}}.
+    """
+    async with ctx.database().session() as session:
+        where = None
+        if args.client:
+            where = (
+                Brand.client_id == (await require(session, Client, args.client, label="client")).id
+            )
+        brand_id = (await require(session, Brand, args.brand, label="brand", where=where)).id
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        brand = await session.get_one(Brand, brand_id)
+        changes = {}
+        for field, value in args.mapping().items():
+            if getattr(brand, field) != value:
+                changes[field] = {"from": getattr(brand, field), "to": value}
+                setattr(brand, field, value)
+        await session.flush()
+        client = await session.get_one(Client, brand.client_id)
+        status = "updated" if changes else "unchanged"
+        return {"status": status, "brand": _brand_dict(brand, client.name), "changes": changes}
+
+    return await run_once(ctx, "update_brand", args.model_dump(mode="json"), mutate)
+
+
+class ApplyRemediationArgs(Args):
+    """Arguments of apply_remediation."""
+
+    client: Name | None = Field(default=None, description="omit for every client")
+    default_space: Name | None = None
+    default_list_suffix: Name | None = None
+
+
+@declare(pack="agency", kind="mutating", roles=ADMIN)
+async def apply_remediation(args: ApplyRemediationArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Fill in missing brand destination mappings, for one client or all of them.
+
+    Only missing fields are set, never overwritten. The space is the one the client's mapped
+    brands use most (else `default_space`); the list is "<marketplace> - <brand>" (e.g.
+    "Amazon US - Garlic Press"), or "<brand> <default_list_suffix>" when a suffix is given.
+    A brand whose space cannot be inferred is skipped and reported.
+
+    Returns:
+        {"status": "applied" | "nothing_to_fix", "changed": [{"client", "brand", "set":
+        {field: value}}], "skipped": [{"client", "brand", "reason"}]}.
+    """
+    clients = select(Client).order_by(Client.name)
+    if args.client:
+        async with ctx.database().session() as session:
+            client = await require(session, Client, args.client, label="client")
+        clients = clients.where(Client.id == client.id)
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        changed: list[dict[str, Any]] = []
+        skipped: list[dict[str, Any]] = []
+        for client in await session.scalars(clients):
+            brands = select(Brand).where(Brand.client_id == client.id).order_by(Brand.name)
+            for brand, fix in _fixes(list(await session.scalars(brands)), args):
+                where = {"client": client.name, "brand": brand.name}
+                if not fix:
+                    reason = f"no brand of {client.name} is mapped to a space; give default_space"
+                    skipped.append({**where, "reason": reason})
+                    continue
+                for field, value in fix.items():
+                    setattr(brand, field, value)
+                changed.append({**where, "set": fix})
+        await session.flush()
+        status = "applied" if changed else "nothing_to_fix"
+        return {"status": status, "changed": changed, "skipped": skipped}
+
+    return await run_once(ctx, "apply_remediation", args.model_dump(mode="json"), mutate)
+
+
+def _fixes(brands: list[Brand], args: ApplyRemediationArgs) -> list[tuple[Brand, dict[str, str]]]:
+    """Return each incompletely mapped brand with the fields to set ({}: no space to infer)."""
+    # Like the mapping audit: copy the space the client's fully mapped brands use most.
+    spaces = Counter(b.destination_space for b in brands if b.destination_list)
+    space = next((s for s, _ in spaces.most_common() if s), args.default_space)
+    fixes: list[tuple[Brand, dict[str, str]]] = []
+    for brand in brands:
+        if brand.destination_space and brand.destination_list:
+            continue
+        if not (brand.destination_space or space):
+            fixes.append((brand, {}))
+            continue
+        fix = {} if brand.destination_space else {"destination_space": space or ""}
+        if not brand.destination_list:
+            market = f"{marketplace_label(brand.marketplace)} - " if brand.marketplace else ""
+            suffix = args.default_list_suffix
+            fix["destination_list"] = f"{brand.name} {suffix}" if suffix else market + brand.name
+        fixes.append((brand, fix))
+    return fixes
+
+
+TOOLS = [
+    create_task,
+    assign_person,
+    remove_assignment,
+    create_brand,
+    update_brand,
+    apply_remediation,
+]
