@@ -71,3 +71,17 @@ async def test_name_resolution_tolerates_typos_and_nul_bytes(workspace) -> None:
         assert garlic.status == "ambiguous" and len(garlic.candidates) == 2
         nothing = await resolve(session, Client, "Zzyzx Corp")
         assert nothing.status == "not_found"
+
+
+async def test_fuzzy_lookup_sees_a_brand_added_after_it_was_cached(workspace) -> None:
+    from app.db.models import name_key
+    from tools.agency.names import resolve
+
+    async with workspace.session() as session:
+        assert (await resolve(session, Brand, "zesty grator")).status == "not_found"
+        session.add(Brand(client_id=1, name="Zesty Grater", name_key=name_key("Zesty Grater")))
+        await session.commit()
+    async with workspace.session() as session:
+        found = await resolve(session, Brand, "zesty grator")
+    assert found.status == "found" and found.match is not None
+    assert found.match.name == "Zesty Grater"

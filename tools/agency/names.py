@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from rapidfuzz import fuzz, process, utils
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Brand, Client, TeamMember, name_key
@@ -22,6 +22,9 @@ MATCH_SCORE = 85.0
 """A fuzzy score at or above this is a match, if no runner-up is close behind."""
 AMBIGUITY_MARGIN = 4.0
 SUGGESTION_SCORE = 55.0
+
+_NAMES: dict[tuple[str, str], tuple[tuple[int, int | None], list[tuple[int, str, str]]]] = {}
+"""Per process: (database, table) → ((row count, max id), names)."""
 
 
 @dataclass(frozen=True)
@@ -69,20 +72,18 @@ async def resolve(
         return Resolution(
             query, "ambiguous", candidates=[Candidate(r.id, r.name, 100.0) for r in rows]
         )
-    everything = select(model.id, model.name, model.name_key)
-    if where is not None:
-        everything = everything.where(where)
-    named = (await session.execute(everything)).all()
+    named = await _candidates(session, model, where)
     scored = process.extract(
-        key,
-        {row.id: row.name_key for row in named},
+        utils.default_process(key),
+        [processed for _, _, processed in named],
         scorer=fuzz.WRatio,
-        processor=utils.default_process,
+        processor=None,
         limit=limit,
         score_cutoff=SUGGESTION_SCORE,
     )
-    names = {row.id: row.name for row in named}
-    candidates = [Candidate(row_id, names[row_id], round(score, 1)) for _, score, row_id in scored]
+    candidates = [
+        Candidate(named[index][0], named[index][1], round(score, 1)) for _, score, index in scored
+    ]
     if not candidates:
         return Resolution(query, "not_found")
     best = candidates[0]
@@ -93,3 +94,32 @@ async def resolve(
         close = [c for c in candidates if best.score - c.score < AMBIGUITY_MARGIN]
         return Resolution(query, "ambiguous", candidates=close)
     return Resolution(query, "not_found", candidates=candidates)
+
+
+async def _candidates(
+    session: AsyncSession, model: Named, where: ColumnElement[bool] | None
+) -> list[tuple[int, str, str]]:
+    """Every (id, name, processed name) the fuzzy match scores against.
+
+    A scoped lookup (one client's brands) reads its few rows. An unscoped one reuses this
+    process's copy of the table's names while a `(count, max(id))` stamp shows no row was
+    added: the workspace only ever adds clients, brands and people (nothing renames or
+    deletes them), and reading thousands of names for every typo costs tens of ms.
+    """
+    columns = select(model.id, model.name, model.name_key)
+    if where is not None:
+        scoped = (await session.execute(columns.where(where))).all()
+        return [(row.id, row.name, utils.default_process(row.name_key)) for row in scoped]
+    stamp_row = (await session.execute(select(func.count(), func.max(model.id)))).one()
+    stamp = (int(stamp_row[0]), stamp_row[1])
+    bind = str(session.bind.url) if session.bind is not None else ""
+    cache_key = (bind, model.__tablename__)
+    cached = _NAMES.get(cache_key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    rows = [
+        (row.id, row.name, utils.default_process(row.name_key))
+        for row in (await session.execute(columns)).all()
+    ]
+    _NAMES[cache_key] = (stamp, rows)
+    return rows
