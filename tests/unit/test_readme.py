@@ -34,3 +34,10 @@ def test_readme_commands_exist_in_the_makefile() -> None:
     for target in ("chat", "test"):
         assert f"`make {target}`" in README
         assert re.search(rf"^{target}:", makefile, flags=re.MULTILINE)
+
+
+def test_every_tool_is_in_the_tools_table() -> None:
+    from tools.registry import default_registry
+
+    for tool in default_registry().tools():
+        assert f"`{tool.name}`" in README, f"{tool.name} missing from the README's tools table"
