@@ -57,13 +57,14 @@ class ToolRegistry:
 def default_registry() -> ToolRegistry:
     """Return the registry of every shipped pack."""
     from tools import calendar, hospitality, memory, meta
-    from tools.agency import context, lookup, mutations
+    from tools.agency import brands, context, lookup, mutations
 
     return ToolRegistry(
         [
             *lookup.TOOLS,
             *context.TOOLS,
             *mutations.TOOLS,
+            *brands.TOOLS,
             *memory.TOOLS,
             *calendar.TOOLS,
             *hospitality.TOOLS,

@@ -8,14 +8,8 @@ import pytest
 from sqlalchemy import func, select
 
 from app.db.models import Assignment, Brand, Client, MutationReceipt, Task, TeamMember
-from tools.agency.mutations import (
-    apply_remediation,
-    assign_person,
-    create_brand,
-    create_task,
-    remove_assignment,
-    update_brand,
-)
+from tools.agency.brands import apply_remediation, create_brand, update_brand
+from tools.agency.mutations import assign_person, create_task, remove_assignment
 from tools.declaration import Tool, ToolArgumentsError
 
 COUPON_STEPS = [

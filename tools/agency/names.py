@@ -112,8 +112,7 @@ async def _candidates(
         return [(row.id, row.name, utils.default_process(row.name_key)) for row in scoped]
     stamp_row = (await session.execute(select(func.count(), func.max(model.id)))).one()
     stamp = (int(stamp_row[0]), stamp_row[1])
-    bind = str(session.bind.url) if session.bind is not None else ""
-    cache_key = (bind, model.__tablename__)
+    cache_key = (str(session.get_bind().engine.url), model.__tablename__)
     cached = _NAMES.get(cache_key)
     if cached is not None and cached[0] == stamp:
         return cached[1]

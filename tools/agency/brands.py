@@ -1,0 +1,194 @@
+"""The agency pack's brand mutations: create and update brands, and fix missing mappings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, model_validator
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Brand, Client, name_key
+from tools.agency.mutations import (
+    ADMIN,
+    MAPPING,
+    Args,
+    Name,
+    as_key,
+    brand_dict,
+    marketplace_label,
+    require,
+)
+from tools.declaration import ToolContext, declare
+from tools.idempotency import run_once
+
+
+class MappingArgs(Args):
+    """A brand's mapping fields; None leaves a field as it is."""
+
+    marketplace: Annotated[Name, AfterValidator(as_key)] | None = Field(
+        default=None, description="e.g. amazon_us"
+    )
+    destination_space: Name | None = None
+    destination_list: Name | None = None
+
+    def mapping(self) -> dict[str, str]:
+        """Return the mapping fields that were given."""
+        return self.model_dump(include=set(MAPPING), exclude_none=True)
+
+
+class CreateBrandArgs(MappingArgs):
+    """Arguments of create_brand."""
+
+    client: Name
+    name: Annotated[Name, AfterValidator(str.strip)]
+
+
+@declare(pack="agency", kind="mutating", roles=ADMIN)
+async def create_brand(args: CreateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Add a brand to a client, optionally with its marketplace and destination mapping.
+
+    Brand names are unique within a client (case and spacing ignored). Marketplaces are
+    stored as keys ("Amazon US" → "amazon_us"). Without a destination space and list the
+    brand is unmapped: its tasks have nowhere to go until update_brand maps it.
+
+    Returns:
+        {"status": "created", "brand": {"id", "client", "name", "marketplace",
+        "destination_space", "destination_list"}, "mapping_complete": bool}.
+    """
+    async with ctx.database().session() as session:
+        client = await require(session, Client, args.client, label="client")
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        key = name_key(args.name)
+        same = select(Brand).where(Brand.client_id == client.id, Brand.name_key == key)
+        if clash := await session.scalar(same):
+            raise ValueError(f"{client.name} already has a brand named {clash.name!r}")
+        brand = Brand(client_id=client.id, name=args.name, name_key=key, **args.mapping())
+        session.add(brand)
+        await session.flush()
+        complete = bool(brand.destination_space and brand.destination_list)
+        shown = brand_dict(brand, client.name)
+        return {"status": "created", "brand": shown, "mapping_complete": complete}
+
+    return await run_once(ctx, "create_brand", args.model_dump(mode="json"), mutate)
+
+
+class UpdateBrandArgs(MappingArgs):
+    """Arguments of update_brand."""
+
+    brand: Name
+    client: Name | None = None
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> UpdateBrandArgs:
+        if not self.mapping():
+            raise ValueError(f"give at least one of {', '.join(MAPPING)}")
+        return self
+
+
+@declare(pack="agency", kind="mutating", roles=ADMIN)
+async def update_brand(args: UpdateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Change a brand's marketplace or destination mapping (the fields given; others stay).
+
+    The same brand name can exist under several clients (e.g. Garlic Press): give `client`
+    then, or the ambiguity error lists the clients to ask about.
+
+    Returns:
+        {"status": "updated" | "unchanged", "brand": {...after the change},
+        "changes": {field: {"from", "to"}}}.
+    """
+    async with ctx.database().session() as session:
+        where = None
+        if args.client:
+            where = (
+                Brand.client_id == (await require(session, Client, args.client, label="client")).id
+            )
+        brand_id = (await require(session, Brand, args.brand, label="brand", where=where)).id
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        brand = await session.get_one(Brand, brand_id)
+        changes = {}
+        for field, value in args.mapping().items():
+            if getattr(brand, field) != value:
+                changes[field] = {"from": getattr(brand, field), "to": value}
+                setattr(brand, field, value)
+        await session.flush()
+        client = await session.get_one(Client, brand.client_id)
+        status = "updated" if changes else "unchanged"
+        return {"status": status, "brand": brand_dict(brand, client.name), "changes": changes}
+
+    return await run_once(ctx, "update_brand", args.model_dump(mode="json"), mutate)
+
+
+class ApplyRemediationArgs(Args):
+    """Arguments of apply_remediation."""
+
+    client: Name | None = Field(default=None, description="omit for every client")
+    default_space: Name | None = None
+    default_list_suffix: Name | None = None
+
+
+@declare(pack="agency", kind="mutating", roles=ADMIN)
+async def apply_remediation(args: ApplyRemediationArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Fill in missing brand destination mappings, for one client or all of them.
+
+    Only missing fields are set, never overwritten. The space is the one the client's mapped
+    brands use most (else `default_space`); the list is "<marketplace> - <brand>" (e.g.
+    "Amazon US - Garlic Press"), or "<brand> <default_list_suffix>" when a suffix is given.
+    A brand whose space cannot be inferred is skipped and reported.
+
+    Returns:
+        {"status": "applied" | "nothing_to_fix", "changed": [{"client", "brand", "set":
+        {field: value}}], "skipped": [{"client", "brand", "reason"}]}.
+    """
+    clients = select(Client).order_by(Client.name)
+    if args.client:
+        async with ctx.database().session() as session:
+            client = await require(session, Client, args.client, label="client")
+        clients = clients.where(Client.id == client.id)
+
+    async def mutate(session: AsyncSession) -> dict[str, Any]:
+        changed: list[dict[str, Any]] = []
+        skipped: list[dict[str, Any]] = []
+        for client in await session.scalars(clients):
+            brands = select(Brand).where(Brand.client_id == client.id).order_by(Brand.name)
+            for brand, fix in _fixes(list(await session.scalars(brands)), args):
+                where = {"client": client.name, "brand": brand.name}
+                if not fix:
+                    reason = f"no brand of {client.name} is mapped to a space; give default_space"
+                    skipped.append({**where, "reason": reason})
+                    continue
+                for field, value in fix.items():
+                    setattr(brand, field, value)
+                changed.append({**where, "set": fix})
+        await session.flush()
+        status = "applied" if changed else "nothing_to_fix"
+        return {"status": status, "changed": changed, "skipped": skipped}
+
+    return await run_once(ctx, "apply_remediation", args.model_dump(mode="json"), mutate)
+
+
+def _fixes(brands: list[Brand], args: ApplyRemediationArgs) -> list[tuple[Brand, dict[str, str]]]:
+    """Return each incompletely mapped brand with the fields to set ({}: no space to infer)."""
+    # Like the mapping audit: copy the space the client's fully mapped brands use most.
+    spaces = Counter(b.destination_space for b in brands if b.destination_list)
+    space = next((s for s, _ in spaces.most_common() if s), args.default_space)
+    fixes: list[tuple[Brand, dict[str, str]]] = []
+    for brand in brands:
+        if brand.destination_space and brand.destination_list:
+            continue
+        if not (brand.destination_space or space):
+            fixes.append((brand, {}))
+            continue
+        fix = {} if brand.destination_space else {"destination_space": space or ""}
+        if not brand.destination_list:
+            market = f"{marketplace_label(brand.marketplace)} - " if brand.marketplace else ""
+            suffix = args.default_list_suffix
+            fix["destination_list"] = f"{brand.name} {suffix}" if suffix else market + brand.name
+        fixes.append((brand, fix))
+    return fixes
+
+
+TOOLS = [create_brand, update_brand, apply_remediation]
