@@ -304,3 +304,24 @@ async def test_validation_errors_name_the_field() -> None:
     for tool, args, field in cases:
         with pytest.raises(ToolArgumentsError, match=field):
             tool.validate(args)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ['O\'Brien "Quoted" Co', "'; DROP TABLE brands; --", "Café 🍕 Pizza", "%_wild\\card_%"],
+    ids=["quotes", "sql", "emoji", "like-wildcards"],
+)
+async def test_hostile_brand_names_are_matched_back(workspace, tool_ctx, name) -> None:
+    from tools.agency.lookup import resolve_brand
+
+    await run(create_brand, tool_ctx, {"client": "Distex", "name": name}, key=f"b-{name}")
+    found = await resolve_brand.run(
+        resolve_brand.validate({"brand": name, "client": "Distex"}), tool_ctx()
+    )
+    assert found["status"] == "found" and found["brand"]["name"] == name
+    assert await count(workspace, Brand) == 7
+
+
+def test_a_10_kb_name_is_refused_naming_the_field() -> None:
+    with pytest.raises(ToolArgumentsError, match="name: String should have at most 200"):
+        create_brand.validate({"client": "Distex", "name": "x" * 10_000})
