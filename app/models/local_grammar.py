@@ -15,6 +15,8 @@ _ANNOTATION_KEYS = frozenset(
 _STRUCTURAL_KEYS = frozenset(
     {"type", "anyOf", "oneOf", "allOf", "const", "enum", "properties", "items", "prefixItems"}
 )
+_BOUND_KEYS = frozenset({"maxLength", "maxItems", "maxProperties"})
+_MAX_GRAMMAR_BOUND = 64
 _REPLY_START = re.compile(r'^\s*\{\s*"reply"\s*:\s*"')
 
 
@@ -136,6 +138,11 @@ def _simplify(node: Any) -> Any:
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key in _ANNOTATION_KEYS:
+            continue
+        if key in _BOUND_KEYS and isinstance(value, int) and value > _MAX_GRAMMAR_BOUND:
+            # llama.cpp unrolls a bounded repeat into one nested rule per step; a bound of
+            # 20,000 overflows its parser's stack (a segfault). Generation is capped by
+            # max_tokens anyway, and the tool validates the real bound.
             continue
         if key in ("const", "enum", "required"):
             out[key] = value  # values, not schemas

@@ -203,3 +203,16 @@ def test_reply_grammar_forbids_an_empty_answer() -> None:
     assert 'alternative-0-reply ::= "\\"" char+ "\\"" space' in gbnf or (
         'reply ::= "\\"" char+ "\\"" space' in gbnf
     )
+
+
+def test_every_registered_tool_can_be_bound_at_once(model: BaseChatModel) -> None:
+    # A large maxLength (create_task's title allows 20,000 characters) used to unroll into
+    # thousands of nested grammar rules and crash llama.cpp during generation.
+    from tools.registry import default_registry
+
+    schemas = default_registry().openai_schemas()
+    gbnf_schema = answer_schema(schemas, reply_allowed=True)
+    assert "20000" not in json.dumps(gbnf_schema) and "50000" not in json.dumps(gbnf_schema)
+    reply = model.bind_tools(schemas).invoke([HumanMessage("Look up the client Thorinox")])
+    assert isinstance(reply, AIMessage)
+    assert reply.content or reply.tool_calls
