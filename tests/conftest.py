@@ -114,17 +114,15 @@ def pg_url() -> Iterator[str]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A migrated, demo-seeded SQLite workspace, copied for each test that needs one."""
+def _migrate_and_seed(url: str) -> None:
+    """Migrate an empty workspace database and load the demo seed into it."""
     import asyncio
 
     from app.db.engine import open_database
     from app.db.migrate import upgrade
     from app.db.seed import seed_demo
 
-    path = tmp_path_factory.mktemp("template") / "workspace.sqlite"
-    settings = Settings(_env_file=None, database_url=f"sqlite:///{path}")
+    settings = Settings(_env_file=None, database_url=url)
     upgrade(settings)
 
     async def load() -> None:
@@ -133,33 +131,26 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         await db.dispose()
 
     asyncio.run(load())
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated, demo-seeded SQLite workspace, copied for each test that needs one."""
+    path = tmp_path_factory.mktemp("template") / "workspace.sqlite"
+    _migrate_and_seed(f"sqlite:///{path}")
     return path
 
 
 @pytest.fixture(scope="session")
 def pg_template(pg_url: str) -> Iterator[str]:
     """A migrated, demo-seeded PostgreSQL template database (cloned per test)."""
-    import asyncio
-
     import psycopg
-
-    from app.db.engine import open_database
-    from app.db.migrate import upgrade
-    from app.db.seed import seed_demo
 
     base, _, name = pg_url.rpartition("/")
     template = f"{name}_tpl"
     with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{template}"')
-    settings = Settings(_env_file=None, database_url=f"{base}/{template}")
-    upgrade(settings)
-
-    async def load() -> None:
-        db = open_database(settings)
-        await seed_demo(db)
-        await db.dispose()
-
-    asyncio.run(load())
+    _migrate_and_seed(f"{base}/{template}")
     try:
         yield template
     finally:
