@@ -33,11 +33,8 @@ def utcnow() -> datetime:
 
 
 def name_key(name: str) -> str:
-    """Return the case- and spacing-insensitive key names are matched on.
-
-    NUL characters are dropped: PostgreSQL text cannot hold them.
-    """
-    return " ".join(name.replace("\x00", "").casefold().split())
+    """Return the case- and spacing-insensitive key names are matched on."""
+    return " ".join(name.casefold().split())
 
 
 class Base(DeclarativeBase):

@@ -21,9 +21,9 @@ from tools.agency.lookup import (
     is_mapped,
     mapping_state,
     missing_fields,
-    resolve_name,
     unresolved,
 )
+from tools.agency.names import resolve
 from tools.declaration import ToolContext, declare
 
 CONTEXT_LIMITS = {"tasks": 10, "sops": 8, "memory_notes": 10}
@@ -256,12 +256,12 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
         conditions.append(Task.client_id == client.id)
         brand_scope = Brand.client_id == client.id
     if args.assignee is not None:
-        person = await resolve_name(session, TeamMember, args.assignee)
+        person = await resolve(session, TeamMember, args.assignee)
         if person.match is None:
             return unresolved(person, "assignee")
         conditions.append(Task.assignee_id == person.match.id)
     if args.brand is not None:
-        brand = await resolve_name(session, Brand, args.brand, where=brand_scope)
+        brand = await resolve(session, Brand, args.brand, where=brand_scope)
         if brand.status == "not_found":
             return unresolved(brand, "brand")
         # A brand name several clients share lists the tasks of each (rows name the client).

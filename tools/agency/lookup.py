@@ -6,43 +6,22 @@ back as data with suggestions, so the model can ask instead of failing.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Assignment, Brand, Client, TeamMember
-from tools.agency.names import Named, Resolution, resolve
+from tools.agency.names import Resolution, not_blank, resolve
 from tools.declaration import ToolContext, declare
 
-MAX_NAME_CHARS = 200
-"""No real name is longer; a longer query is cut so fuzzy matching stays cheap."""
 MAX_BRANDS = 100
 MAPPING_FIELDS = ("destination_space", "destination_list")
 
 
-def _not_blank(value: str) -> str:
-    """Reject empty or whitespace-only names with a message the model can act on."""
-    if not value.strip():
-        raise ValueError("must not be empty or whitespace; give a name, e.g. 'Thorinox'")
-    return value.strip()
-
-
-NameArg = Annotated[str, AfterValidator(_not_blank)]
+NameArg = Annotated[str, AfterValidator(not_blank)]
 """A name argument: any text, but not blank."""
-
-
-def clean_name(query: str) -> str:
-    """Drop control characters (PostgreSQL rejects NUL in text) and cut absurd lengths."""
-    kept = "".join(ch for ch in query if unicodedata.category(ch) != "Cc" or ch in "\t ")
-    return kept[:MAX_NAME_CHARS]
-
-
-async def resolve_name(session: AsyncSession, model: Named, query: str, **kw: Any) -> Resolution:
-    """Resolve a user-typed name after making it safe to match."""
-    return await resolve(session, model, clean_name(query), **kw)
 
 
 def unresolved(resolution: Resolution, field: str) -> dict[str, Any]:
@@ -66,10 +45,22 @@ def unresolved(resolution: Resolution, field: str) -> dict[str, Any]:
 
 async def find_client(session: AsyncSession, query: str) -> Client | dict[str, Any]:
     """Return the client a name refers to, or the result that asks which one is meant."""
-    resolution = await resolve_name(session, Client, query)
+    resolution = await resolve(session, Client, query)
     if resolution.status != "found" or resolution.match is None:
         return unresolved(resolution, "client")
     return await session.get_one(Client, resolution.match.id)
+
+
+async def _client_scope(
+    session: AsyncSession, client: str | None
+) -> ColumnElement[bool] | dict[str, Any] | None:
+    """The brand filter for a client name: None for all brands, or the clarifying result."""
+    if client is None:
+        return None
+    found = await find_client(session, client)
+    if isinstance(found, dict):
+        return found
+    return Brand.client_id == found.id
 
 
 def is_mapped(brand: Brand) -> bool:
@@ -193,18 +184,15 @@ async def lookup_brand(args: LookupBrandArgs, ctx: ToolContext) -> dict[str, Any
         "client": "Thorinox"}.
     """
     async with ctx.database().session() as session:
-        where = None
-        if args.client is not None:
-            client = await find_client(session, args.client)
-            if isinstance(client, dict):
-                return client
-            where = Brand.client_id == client.id
+        where = await _client_scope(session, args.client)
+        if isinstance(where, dict):
+            return where
         if args.query is None:
             query = select(Brand.id).order_by(Brand.id).limit(MAX_BRANDS)
             ids = list(await session.scalars(query if where is None else query.where(where)))
             status = "found"
         else:
-            resolution = await resolve_name(session, Brand, args.query, where=where)
+            resolution = await resolve(session, Brand, args.query, where=where)
             if resolution.status == "not_found":
                 return unresolved(resolution, "brand")
             status = resolution.status
@@ -232,13 +220,10 @@ async def resolve_brand(args: ResolveBrandArgs, ctx: ToolContext) -> dict[str, A
         {"brand": "Garlic Press", "client": "Thorinox"}, {"brand": "distex lighting"}.
     """
     async with ctx.database().session() as session:
-        where = None
-        if args.client is not None:
-            client = await find_client(session, args.client)
-            if isinstance(client, dict):
-                return client
-            where = Brand.client_id == client.id
-        resolution = await resolve_name(session, Brand, args.brand, where=where)
+        where = await _client_scope(session, args.client)
+        if isinstance(where, dict):
+            return where
+        resolution = await resolve(session, Brand, args.brand, where=where)
         if resolution.status == "ambiguous":
             candidates = await _brands_with_clients(session, [c.id for c in resolution.candidates])
             return {

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Assignment, Brand, Client, Task, TeamMember
 from tools.agency.drafts import build_draft, normalize_product_ids
-from tools.agency.names import resolve
+from tools.agency.names import not_blank, resolve
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
 
@@ -26,13 +26,7 @@ MAPPING = ("marketplace", "destination_space", "destination_list")
 M = TypeVar("M", Client, Brand, TeamMember)
 
 
-def _not_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be blank")
-    return value
-
-
-Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_not_blank)]
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(not_blank)]
 
 
 class Args(BaseModel):
@@ -102,7 +96,7 @@ class CreateTaskArgs(Args):
     """Arguments of create_task."""
 
     client: Name = Field(description="client name, e.g. Thorinox")
-    title: Annotated[str, Field(min_length=1, max_length=20_000), AfterValidator(_not_blank)]
+    title: Annotated[str, Field(min_length=1, max_length=20_000), AfterValidator(not_blank)]
     details: str = Field(default="", max_length=50_000, description="what was asked, verbatim")
     brand: Name | None = None
     assignee: Name | None = Field(default=None, description="team member name")

@@ -7,6 +7,7 @@ come back as suggestions.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -22,6 +23,8 @@ MATCH_SCORE = 85.0
 """A fuzzy score at or above this is a match, if no runner-up is close behind."""
 AMBIGUITY_MARGIN = 4.0
 SUGGESTION_SCORE = 55.0
+MAX_NAME_CHARS = 200
+"""No real name is longer; a longer query is cut so fuzzy matching stays cheap."""
 
 _NAMES: dict[tuple[str, str], tuple[tuple[int, int | None], list[tuple[int, str, str]]]] = {}
 """Per process: (database, table) → ((row count, max id), names)."""
@@ -58,7 +61,12 @@ async def resolve(
     where: ColumnElement[bool] | None = None,
     limit: int = 5,
 ) -> Resolution:
-    """Resolve `query` against the names of `model`'s rows (optionally filtered by `where`)."""
+    """Resolve `query` against the names of `model`'s rows (optionally filtered by `where`).
+
+    The query is made safe to match first: control characters are dropped (PostgreSQL
+    rejects NUL in text) and absurd lengths are cut.
+    """
+    query = clean_name(query)
     key = name_key(query)
     if not key:
         return Resolution(query, "not_found")
@@ -94,6 +102,19 @@ async def resolve(
         close = [c for c in candidates if best.score - c.score < AMBIGUITY_MARGIN]
         return Resolution(query, "ambiguous", candidates=close)
     return Resolution(query, "not_found", candidates=candidates)
+
+
+def clean_name(query: str) -> str:
+    """Drop control characters and outer spaces from a typed name; cut it to `MAX_NAME_CHARS`."""
+    kept = "".join(ch for ch in query if unicodedata.category(ch) != "Cc" or ch in "\t ")
+    return kept.strip()[:MAX_NAME_CHARS]
+
+
+def not_blank(value: str) -> str:
+    """Reject an empty or whitespace-only name with a message the model can act on."""
+    if not value.strip():
+        raise ValueError("must not be empty or whitespace; give a name, e.g. 'Thorinox'")
+    return value
 
 
 async def _candidates(
