@@ -12,9 +12,11 @@ from tests.support.hotel import TOOL_DELAY_S, hotel_registry
 TODAY = "2026-11-22"
 
 
-async def run(open_runner: Any, spec: str, message: str) -> tuple[Any, list[dict], list]:
+async def run(
+    open_runner: Any, spec: str, message: str, workspace_url: str
+) -> tuple[Any, list[dict], list]:
     events: list[dict] = []
-    async with open_runner(hotel_registry(), model=spec) as runner:
+    async with open_runner(hotel_registry(), model=spec, database_url=workspace_url) as runner:
         result = await runner.run_turn(
             TurnRequest(thread_id="hotel", user_id="guest", message=message, today=TODAY),
             on_event=events.append,
@@ -40,10 +42,12 @@ def assert_overlapped(events: list[dict], names: list[str]) -> None:
     earliest_finish = min(e["finished"] for e in results)
     assert latest_start < earliest_finish, "the wave's calls did not overlap"
     wall = max(e["finished"] for e in results) - min(e["started"] for e in results)
-    assert wall < TOOL_DELAY_S * 1.5 * (2 if "get_availability" in names else 1)
+    assert wall < TOOL_DELAY_S * 2
 
 
-async def test_dates_known_one_wave(open_runner: Any, write_script: Any) -> None:
+async def test_dates_known_one_wave(
+    open_runner: Any, write_script: Any, workspace_url: str
+) -> None:
     spec = write_script(
         [
             {
@@ -57,16 +61,23 @@ async def test_dates_known_one_wave(open_runner: Any, write_script: Any) -> None
             {"content": "Jan 17–19: a Queen at $149/night or a King Suite at $289/night."},
         ]
     )
-    result, _, history = await run(open_runner, spec, "Check availability for January 17-19")
+    result, _, history = await run(
+        open_runner, spec, "Check availability for January 17-19", workspace_url
+    )
     assert result.status == "completed"
     assert waves(history) == [["get_availability"]]
     assert [c.name for c in result.tool_calls] == ["get_availability"]
     assert result.tool_calls[0].status == "ok"
-    assert result.tool_calls[0].result["nights"] == 2
-    assert "Queen" in result.text
+    stay = result.tool_calls[0].result
+    assert stay["nights"] == 2
+    rooms = {room["room_type"]: room for room in stay["rooms"]}
+    assert rooms["Queen"]["available"] and rooms["Queen"]["total"] == 2 * 149.0
+    assert rooms["King Suite"]["available"]
 
 
-async def test_one_night_in_hanukkah_two_waves(open_runner: Any, write_script: Any) -> None:
+async def test_one_night_in_hanukkah_two_waves(
+    open_runner: Any, write_script: Any, workspace_url: str
+) -> None:
     spec = write_script(
         [
             {"tool_calls": [{"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}}]},
@@ -81,17 +92,23 @@ async def test_one_night_in_hanukkah_two_waves(open_runner: Any, write_script: A
             {"content": "Hanukkah starts Dec 5, 2026. For Dec 5–6 a Queen is $149."},
         ]
     )
-    result, _, history = await run(open_runner, spec, "one night in Hanukkah")
+    result, _, history = await run(open_runner, spec, "one night in Hanukkah", workspace_url)
     assert result.status == "completed"
     assert waves(history) == [["resolve_holiday"], ["get_availability"]]
     holiday = result.tool_calls[0].result
     assert (holiday["start"], holiday["end"]) == ("2026-12-05", "2026-12-12")
+    night = {room["room_type"]: room for room in result.tool_calls[1].result["rooms"]}
+    # Both seeded King Suite bookings cover the first night of Hanukkah.
+    assert night["King Suite"]["free"] == 0 and not night["King Suite"]["available"]
+    assert night["Queen"]["available"]
     # The second wave was planned from the first wave's result, which the model saw.
     tool_results = [m for m in history if isinstance(m, ToolMessage)]
     assert "2026-12-05" in tool_results[0].text
 
 
-async def test_hanukkah_and_next_weekend_parallel(open_runner: Any, write_script: Any) -> None:
+async def test_hanukkah_and_next_weekend_parallel(
+    open_runner: Any, write_script: Any, workspace_url: str
+) -> None:
     spec = write_script(
         [
             {
@@ -115,7 +132,9 @@ async def test_hanukkah_and_next_weekend_parallel(open_runner: Any, write_script
             {"content": "Both ranges have rooms: Hanukkah (Dec 5) and next weekend (Nov 27–29)."},
         ]
     )
-    result, events, history = await run(open_runner, spec, "Check Hanukkah and next weekend")
+    result, events, history = await run(
+        open_runner, spec, "Check Hanukkah and next weekend", workspace_url
+    )
     assert result.status == "completed"
     assert waves(history) == [
         ["resolve_holiday", "resolve_date_hint"],
