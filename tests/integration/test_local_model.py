@@ -6,7 +6,6 @@ import importlib.util
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from langchain_core.language_models import BaseChatModel
@@ -17,6 +16,7 @@ from app.models.local import LocalChatModel, local_chat_model
 from app.models.local_grammar import answer_schema, parse_tool_output
 from app.models.local_prompt import render_messages
 from app.settings import Settings
+from tools import calendar
 
 pytestmark = pytest.mark.local_model
 
@@ -26,20 +26,7 @@ if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("ll
     pytest.skip("the 'local' extra is not installed", allow_module_level=True)
 
 
-HOLIDAY_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "resolve_holiday",
-        "description": "Find the date of a named holiday this year.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "holiday_name": {"type": "string", "description": "e.g. Hanukkah"},
-            },
-            "required": ["holiday_name"],
-        },
-    },
-}
+HOLIDAY_TOOL = calendar.resolve_holiday.openai_schema()
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +40,9 @@ def assert_well_formed_holiday_call(message: AIMessage) -> None:
     assert call["name"] == "resolve_holiday"
     assert call["id"]
     assert call["type"] == "tool_call"
-    assert set(call["args"]) == {"holiday_name"}
-    assert isinstance(call["args"]["holiday_name"], str)
+    # Well formed = the arguments validate against the real tool's schema (raises if not).
+    args = calendar.resolve_holiday.validate(call["args"])
+    assert isinstance(getattr(args, "holiday_name", None), str)
 
 
 def test_answers_a_plain_question(model: BaseChatModel) -> None:

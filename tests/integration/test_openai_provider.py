@@ -9,29 +9,17 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel
 
 from app.models import ModelConfigError, ModelResolver, build_chat_model
 from app.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
 from tests.support.openai_stub import OpenAIStub, ToolCall, error, text, tools
-from tools.declaration import ToolContext, declare
+from tools import calendar
 from tools.registry import ToolRegistry
 
 MODEL = "gpt-4o-mini"
 
-HOLIDAY_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "resolve_holiday",
-        "description": "Find the date of a named holiday this year.",
-        "parameters": {
-            "type": "object",
-            "properties": {"holiday_name": {"type": "string"}},
-            "required": ["holiday_name"],
-        },
-    },
-}
+HOLIDAY_TOOL = calendar.resolve_holiday.openai_schema()
 WEATHER_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
@@ -46,16 +34,6 @@ WEATHER_TOOL: dict[str, Any] = {
 }
 
 
-class HolidayArgs(BaseModel):
-    holiday_name: str
-
-
-@declare(pack="test", kind="read_only")
-async def resolve_holiday(args: HolidayArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Find the date of a named holiday this year."""
-    return {"holiday_name": args.holiday_name, "date": f"{ctx.today.year}-12-15"}
-
-
 streaming_modes = pytest.mark.parametrize("streaming", [False, True], ids=["plain", "streamed"])
 
 
@@ -67,7 +45,7 @@ async def stub() -> AsyncIterator[OpenAIStub]:
 
 @asynccontextmanager
 async def runner_for(settings: Settings) -> AsyncIterator[Runner]:
-    registry = ToolRegistry([resolve_holiday])
+    registry = ToolRegistry([calendar.resolve_holiday])
     async with Runner.open(settings, registry, ModelResolver(settings)) as runner:
         yield runner
 
@@ -190,7 +168,12 @@ async def test_turn_calls_the_tool_then_answers(
     assert [(r.name, r.args, r.status) for r in result.tool_calls] == [
         ("resolve_holiday", {"holiday_name": "Hanukkah"}, "ok")
     ]
-    assert result.tool_calls[0].result == {"holiday_name": "Hanukkah", "date": "2025-12-15"}
+    holiday = result.tool_calls[0].result
+    assert (holiday["holiday"], holiday["start"], holiday["end"]) == (
+        "Hanukkah",
+        "2025-12-15",
+        "2025-12-22",
+    )
 
     first, second = stub.bodies
     for body in (first, second):
@@ -208,7 +191,7 @@ async def test_turn_calls_the_tool_then_answers(
     assert call["function"]["name"] == "resolve_holiday"
     assert json.loads(call["function"]["arguments"]) == {"holiday_name": "Hanukkah"}
     assert tool["tool_call_id"] == "call_h1"
-    assert json.loads(tool["content"]) == {"holiday_name": "Hanukkah", "date": "2025-12-15"}
+    assert json.loads(tool["content"]) == holiday
 
 
 @streaming_modes
