@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
-from app.db.engine import Database, open_database
+from app.db.engine import open_database
 from app.models import ModelConfigError, ModelResolver
 from app.settings import Settings
 from checkpoints.savers import CheckpointerNotReadyError, open_checkpointer
@@ -80,12 +80,9 @@ class TurnResult:
 class Runner:
     """Runs turns of the compiled graph for any surface (CLI, Slack, tests)."""
 
-    def __init__(
-        self, graph: CompiledStateGraph[Any, Any, Any, Any], settings: Settings, db: Database
-    ) -> None:
+    def __init__(self, graph: CompiledStateGraph[Any, Any, Any, Any], settings: Settings) -> None:
         self.graph = graph
         self.settings = settings
-        self.db = db
 
     @classmethod
     @asynccontextmanager
@@ -100,7 +97,7 @@ class Runner:
         try:
             async with open_checkpointer(settings) as saver:
                 graph = build_graph(registry, models or ModelResolver(settings), db)
-                yield cls(graph.compile(checkpointer=saver, name="agent"), settings, db)
+                yield cls(graph.compile(checkpointer=saver, name="agent"), settings)
         finally:
             await db.dispose()
 

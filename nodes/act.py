@@ -8,7 +8,7 @@ import time
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, SystemMessage
 from langchain_core.messages.tool import invalid_tool_call
 from langgraph.runtime import Runtime
 
@@ -50,7 +50,7 @@ class Act:
         except TimeoutError:
             return {"cap": replies.turn_timeout(ctx.turn_timeout_s)}
         if not isinstance(response, AIMessage):
-            response = AIMessage(content=_text_of(response))
+            response = AIMessage(content=response.text)
         return {"messages": [_distrust_cut_off_calls(response)]}
 
     def _resolver(self) -> ModelResolver:
@@ -74,10 +74,6 @@ class Act:
                 has_tools=len(self._registry) > 0,
             )
         )
-
-
-def _text_of(message: BaseMessage) -> str:
-    return message.text
 
 
 def _distrust_cut_off_calls(message: AIMessage) -> AIMessage:

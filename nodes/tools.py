@@ -78,7 +78,7 @@ class Tools:
             user_id=ctx.user_id,
             user_role=ctx.user_role,
             run_id=state.get("run_id", ""),
-            thread_id=_thread_id(runtime),
+            thread_id=(runtime.execution_info.thread_id if runtime.execution_info else None) or "",
             db=self._database(),
         )
         deadline = state.get("deadline", time.time() + ctx.turn_timeout_s)
@@ -211,12 +211,3 @@ def _tool_message(call: _Call, result: _Result) -> ToolMessage:
 
 def _error(text: str) -> _Result:
     return _Result(f"error: {text}", "error")
-
-
-def _thread_id(runtime: Runtime[Context]) -> str:
-    from langgraph.config import get_config
-
-    try:
-        return str(get_config().get("configurable", {}).get("thread_id", ""))
-    except RuntimeError:
-        return ""
