@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from functools import lru_cache
 from typing import Any
 
 # Annotation keywords carry no constraint; llama.cpp's schema converter rejects a node that
@@ -60,11 +61,17 @@ def answer_schema(tools: list[dict[str, Any]], reply_allowed: bool) -> dict[str,
 
 def _args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     """Return a grammar-safe version of a tool's parameters, or any object if none exists."""
+    # The same tools are bound on every call; their trial conversions are worth keeping.
+    return json.loads(_grammar_safe(json.dumps(parameters, sort_keys=True)))
+
+
+@lru_cache(maxsize=256)
+def _grammar_safe(parameters_json: str) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    schema = _simplify(inline_refs(parameters))
+    schema = _simplify(inline_refs(json.loads(parameters_json)))
     if not isinstance(schema, dict) or schema.get("type") not in (None, "object"):
-        return {"type": "object"}
+        return json.dumps({"type": "object"})
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
     try:
@@ -72,8 +79,8 @@ def _args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
         # tool's arguments, not break the whole turn.
         json_schema_to_gbnf(json.dumps(schema))
     except Exception:
-        return {"type": "object"}
-    return schema
+        return json.dumps({"type": "object"})
+    return json.dumps(schema)
 
 
 def build_grammar(tools: list[dict[str, Any]], reply_allowed: bool) -> Any:
