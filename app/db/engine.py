@@ -71,7 +71,16 @@ def open_database(settings: Settings) -> Database:
         engine = create_async_engine(url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     else:
-        engine = create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+        # SSD page costs: with the default (spinning-disk) cost the planner skips the KB's
+        # GIN index for a sequential scan, not charging for de-TOASTing every tsvector:
+        # ~60 ms instead of ~6 ms per search on 10,000 documents.
+        engine = create_async_engine(
+            url,
+            pool_size=10,
+            max_overflow=10,
+            pool_pre_ping=True,
+            connect_args={"options": "-c random_page_cost=1.1"},
+        )
     return Database(engine)
 
 

@@ -92,11 +92,6 @@ async def search(
     words = terms(query)
     if not words:
         return []
-    if dialect == "postgresql":
-        # The planner does not charge for de-TOASTing each tsvector in a sequential scan,
-        # so with the default (spinning-disk) page cost it skips the GIN index and reads
-        # every vector: ~60 ms instead of ~5 ms on 10,000 documents. SSD-like costs fix it.
-        await session.execute(text("SET LOCAL random_page_cost = 1.1"))
     hits = await _ranked(session, dialect, words, "all", client_id, kind, limit)
     if len(hits) < limit and len(words) > 1:
         seen = {hit.id for hit in hits}
