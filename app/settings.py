@@ -61,6 +61,13 @@ class Settings(BaseSettings):
     tool_timeout_s: float = Field(default=limits.TOOL_TIMEOUT_S, gt=0)
     verify_max_attempts: int = Field(default=limits.VERIFY_MAX_ATTEMPTS, ge=1)
     timezone: str = Field(default="UTC", description="IANA zone that defines 'today' for a run.")
+    confirmation_ttl_hours: float = Field(
+        default=limits.CONFIRMATION_TTL_S / 3600, gt=0, description="How long a proposal waits."
+    )
+    approver_roles: frozenset[str] = Field(
+        default=frozenset({"admin"}),
+        description="Roles that may decide on another person's proposal.",
+    )
 
     def model_spec(self) -> str:
         """Return the configured model spec, applying the key-dependent default."""

@@ -26,3 +26,6 @@ class Context:
     turn_timeout_s: float = limits.TURN_TIMEOUT_S
     tool_timeout_s: float = limits.TOOL_TIMEOUT_S
     verify_max_attempts: int = limits.VERIFY_MAX_ATTEMPTS
+    confirmation_ttl_s: float = limits.CONFIRMATION_TTL_S
+    approver_roles: frozenset[str] = frozenset({"admin"})
+    """Roles that may decide on another person's proposal (the proposer always may)."""

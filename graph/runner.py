@@ -118,6 +118,8 @@ class Runner:
             turn_timeout_s=s.turn_timeout_s,
             tool_timeout_s=s.tool_timeout_s,
             verify_max_attempts=s.verify_max_attempts,
+            confirmation_ttl_s=s.confirmation_ttl_hours * 3600,
+            approver_roles=s.approver_roles,
         )
 
     def config_for(self, thread_id: str, run_id: str, user_id: str) -> RunnableConfig:

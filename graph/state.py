@@ -41,6 +41,19 @@ class AgentState(TypedDict, total=False):
     """Why the turn was stopped early (a limit), or None."""
     status: TurnStatus
     final_text: str
+    decisions: dict[str, Decision]
+    """The person's decisions on this turn's proposed mutations, by tool call id."""
+
+
+class Decision(TypedDict, total=False):
+    """What a person decided about one proposed mutation (written by confirm, read by tools)."""
+
+    decision: Literal["approve", "edit", "reject", "dismiss"]
+    args: dict[str, Any]
+    """The arguments to run with: the proposal's, or the edited ones."""
+    idempotency_key: str
+    decided_by: str
+    reason: str
 
 
 class GuardUpdate(TypedDict, total=False):
@@ -57,6 +70,7 @@ class GuardUpdate(TypedDict, total=False):
     cap: str | None
     status: TurnStatus
     final_text: str
+    decisions: dict[str, Decision]
 
 
 class GatherUpdate(TypedDict):
@@ -80,6 +94,13 @@ class ToolsUpdate(TypedDict, total=False):
     rounds: int
     tool_calls_used: int
     cap: str | None
+
+
+class ConfirmUpdate(TypedDict, total=False):
+    """What confirm writes: the decisions, or (dismissed) the calls' results and a new message."""
+
+    messages: list[AnyMessage]
+    decisions: dict[str, Decision]
 
 
 class VerifyUpdate(TypedDict, total=False):

@@ -34,6 +34,7 @@ async def guard(state: AgentState, runtime: Runtime[Context]) -> GuardUpdate:
         "cap": None,
         "status": "running",
         "final_text": "",
+        "decisions": {},
     }
     if not isinstance(last, HumanMessage):
         return update
