@@ -1,7 +1,8 @@
-"""Pure, typed routers between the nodes."""
+"""Pure, typed routers between the nodes (confirm routes itself with `Command`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from langchain_core.messages import AIMessage
@@ -14,14 +15,22 @@ def route_after_guard(state: AgentState) -> Literal["gather", "finalize"]:
     return "finalize" if state.get("final_text") else "gather"
 
 
-def route_after_act(state: AgentState) -> Literal["tools", "verify", "finalize"]:
-    """Tool calls go to the tools node, a text answer to verify, a hit limit to finalize."""
-    if state.get("cap"):
-        return "finalize"
-    last = state["messages"][-1]
-    if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
+class RouteAfterAct:
+    """Tool calls go to tools (through confirm when one changes data), an answer to verify."""
+
+    def __init__(self, mutating: Iterable[str]) -> None:
+        self._mutating = frozenset(mutating)
+
+    def __call__(self, state: AgentState) -> Literal["confirm", "tools", "verify", "finalize"]:
+        """Route the act node's output."""
+        if state.get("cap"):
+            return "finalize"
+        last = state["messages"][-1]
+        if not isinstance(last, AIMessage) or not (last.tool_calls or last.invalid_tool_calls):
+            return "verify"
+        if any(call["name"] in self._mutating for call in last.tool_calls):
+            return "confirm"
         return "tools"
-    return "verify"
 
 
 def route_after_tools(state: AgentState) -> Literal["act", "finalize"]:

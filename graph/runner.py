@@ -6,35 +6,49 @@ import asyncio
 import inspect
 import json
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command, Durability, StateSnapshot
 
 from app.db.engine import open_database
 from app.models import ModelConfigError, ModelResolver
 from app.settings import Settings
 from checkpoints.savers import CheckpointerNotReadyError, open_checkpointer
-from graph import events, limits
+from graph import events, limits, proposals
+from graph.asker import stamp
 from graph.builder import build_graph
 from graph.context import Context
+from graph.proposals import ConfirmationRequest
+from graph.reply_intent import clear_intent
 from graph.state import AgentState
-from prompts import replies
-from tools.registry import ToolRegistry
+from prompts import confirmation, replies
+from tools.registry import ToolRegistry, default_registry
 
 logger = logging.getLogger(__name__)
 
-RunStatus = Literal["completed", "needs_confirmation", "failed"]
+RunStatus = Literal["completed", "needs_confirmation", "refused", "failed"]
+"""`refused`: a decision that could not be applied (nothing pending, not allowed, expired)."""
 EventSink = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 # Beyond the in-graph deadline, a hard stop for a run stuck outside any node's control.
 _WATCHDOG_GRACE_S = 15.0
-_OUTCOME_STATUS = {"ok": "ok", "refused": "refused", "capped": "error", "timeout": "error"}
+_OUTCOME_STATUS = {
+    "ok": "ok",
+    "refused": "refused",
+    "rejected": "rejected",
+    "not_confirmed": "not_confirmed",
+    "capped": "error",
+    "timeout": "error",
+}
+CallStatus = Literal["ok", "error", "refused", "rejected", "not_confirmed", "pending_confirmation"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +71,7 @@ class ToolCallRecord:
 
     name: str
     args: Any
-    status: Literal["ok", "error", "refused", "pending_confirmation"]
+    status: CallStatus
     result: Any
 
 
@@ -80,9 +94,17 @@ class TurnResult:
 class Runner:
     """Runs turns of the compiled graph for any surface (CLI, Slack, tests)."""
 
-    def __init__(self, graph: CompiledStateGraph[Any, Any, Any, Any], settings: Settings) -> None:
+    def __init__(
+        self,
+        graph: CompiledStateGraph[Any, Any, Any, Any],
+        settings: Settings,
+        registry: ToolRegistry | None = None,
+        models: ModelResolver | None = None,
+    ) -> None:
         self.graph = graph
         self.settings = settings
+        self.registry = registry or default_registry()
+        self.models = models or ModelResolver(settings)
 
     @classmethod
     @asynccontextmanager
@@ -94,10 +116,13 @@ class Runner:
     ) -> AsyncIterator[Runner]:
         """Open the configured checkpointer and compile the graph with it."""
         db = open_database(settings)
+        registry = registry or default_registry()
+        models = models or ModelResolver(settings)
         try:
             async with open_checkpointer(settings) as saver:
-                graph = build_graph(registry, models or ModelResolver(settings), db)
-                yield cls(graph.compile(checkpointer=saver, name="agent"), settings)
+                graph = build_graph(registry, models, db)
+                compiled = graph.compile(checkpointer=saver, name="agent")
+                yield cls(compiled, settings, registry, models)
         finally:
             await db.dispose()
 
@@ -134,16 +159,84 @@ class Runner:
         }
 
     async def run_turn(self, request: TurnRequest, on_event: EventSink | None = None) -> TurnResult:
-        """Run one turn to its end (an answer, a pending confirmation, or a failure)."""
+        """Run one turn to its end (an answer, a pending confirmation, or a failure).
+
+        In a thread with a pending proposal the message is first read as the decision: a
+        clear yes or no decides it, anything the model judges unrelated drops it and is
+        answered as a new turn.
+        """
+        pending = await self._pending(request.thread_id)
+        if pending is not None:
+            value = await self._reply_decision(pending[1], request)
+            return await self._resume(request, pending, value, on_event)
+        message = stamp(HumanMessage(content=request.message), request.user_id, request.user_role)
+        return await self._drive({"messages": [message]}, request, "async", on_event)
+
+    async def resume(
+        self, request: TurnRequest, decision: dict[str, Any], on_event: EventSink | None = None
+    ) -> TurnResult:
+        """Apply a decision (approve / edit / reject) to the thread's pending proposals.
+
+        The decision is checked before anything runs; a refused one (nothing pending, a
+        proposal no longer pending, another person, expired, invalid edit) writes nothing.
+        """
+        pending = await self._pending(request.thread_id)
+        if pending is not None:
+            return await self._resume(request, pending, decision, on_event)
+        snapshot = await self.graph.aget_state({"configurable": {"thread_id": request.thread_id}})
+        if snapshot.next:
+            # An approved run that died before it finished (a crash, a killed worker):
+            # finish it from its last checkpoint; the mutation's key stops a second write.
+            return await self._drive(None, request, "sync", on_event)
+        return TurnResult(request.thread_id, "", "refused", confirmation.nothing_pending())
+
+    async def _resume(
+        self,
+        request: TurnRequest,
+        pending: tuple[str, ConfirmationRequest],
+        decision: dict[str, Any],
+        on_event: EventSink | None,
+    ) -> TurnResult:
+        interrupt_id, confirmation_request = pending
+        value = {**decision, "decided_at": time.time()}
+        checked = proposals.check(
+            confirmation_request,
+            value,
+            decider=request.user_id,
+            decider_role=request.user_role,
+            approver_roles=self.settings.approver_roles,
+            tools={tool.name: tool for tool in self.registry.tools()},
+            now=time.time(),
+        )
+        if isinstance(checked, str):
+            run_id = confirmation_request.get("run_id", "")
+            result = TurnResult(request.thread_id, run_id, "refused", checked)
+            result.interrupts = [{"id": interrupt_id, **confirmation_request}]
+            return result
+        # The approval and what it sets off are checkpointed before each next step, so a
+        # crash in between resumes from the decision instead of losing or repeating it.
+        command: Command[Any] = Command(resume={interrupt_id: value})
+        return await self._drive(command, request, "sync", on_event)
+
+    async def _drive(
+        self,
+        graph_input: dict[str, Any] | Command[Any] | None,
+        request: TurnRequest,
+        durability: Durability,
+        on_event: EventSink | None,
+    ) -> TurnResult:
         run_id = str(uuid.uuid4())
         config = self.config_for(request.thread_id, run_id, request.user_id)
         context = self.context_for(request, run_id)
-        graph_input: dict[str, Any] = {"messages": [HumanMessage(content=request.message)]}
         await _emit(on_event, events.run_started(run_id, request.thread_id))
         try:
             async with asyncio.timeout(self.settings.turn_timeout_s + _WATCHDOG_GRACE_S):
                 async for mode, chunk in self.graph.astream(
-                    graph_input, config, context=context, stream_mode=["custom", "updates"]
+                    graph_input,
+                    config,
+                    context=context,
+                    stream_mode=["custom", "updates"],
+                    durability=durability,
                 ):
                     if mode == "custom" and isinstance(chunk, dict):
                         await _emit(on_event, chunk)
@@ -163,22 +256,63 @@ class Runner:
         await _emit(on_event, events.run_completed(run_id, result.status))
         return result
 
+    async def pending(self, thread_id: str) -> ConfirmationRequest | None:
+        """Return the thread's pending confirmation request, if any."""
+        found = await self._pending(thread_id)
+        return found[1] if found else None
+
+    async def _pending(self, thread_id: str) -> tuple[str, ConfirmationRequest] | None:
+        snapshot = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
+        for item in snapshot.interrupts:
+            if isinstance(item.value, dict) and item.value.get("type") == "confirmation":
+                return item.id, item.value  # type: ignore[return-value]
+        return None
+
+    async def _reply_decision(
+        self, pending: ConfirmationRequest, request: TurnRequest
+    ) -> dict[str, Any]:
+        intent = clear_intent(request.message) or await self._classify_reply(pending, request)
+        if intent == "approve":
+            return {"decision": "approve"}
+        if intent == "reject":
+            return {"decision": "reject", "reason": request.message}
+        return {"decision": "dismiss", "message": request.message}
+
+    async def _classify_reply(
+        self, pending: ConfirmationRequest, request: TurnRequest
+    ) -> Literal["approve", "reject", "unrelated"]:
+        model = self.models.resolve(request.model)
+        descriptions = [p["description"] for p in pending.get("proposals", [])]
+        answer = await model.ainvoke(
+            [
+                SystemMessage(content=confirmation.CLASSIFY_SYSTEM),
+                HumanMessage(content=confirmation.classify_request(descriptions, request.message)),
+            ]
+        )
+        word = answer.text.strip().lower().split(maxsplit=1)
+        verdict = word[0].strip(".,!\"'") if word else ""
+        return verdict if verdict in ("approve", "reject") else "unrelated"  # type: ignore[return-value]
+
     async def history(self, thread_id: str) -> list[BaseMessage]:
         """Return the thread's messages as checkpointed."""
         snapshot = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
         return list(snapshot.values.get("messages", []))
 
     async def _result(self, thread_id: str, run_id: str, config: RunnableConfig) -> TurnResult:
-        snapshot = await self.graph.aget_state(config)
+        snapshot: StateSnapshot = await self.graph.aget_state(config)
         state: AgentState = snapshot.values  # type: ignore[assignment]
         interrupts = [
             {"id": item.id, **_interrupt_value(item.value)} for item in snapshot.interrupts
         ]
+        text = state.get("final_text", "")
+        if interrupts:
+            proposed = [p for item in interrupts for p in item.get("proposals", [])]
+            text = confirmation.ask(proposed)
         return TurnResult(
             thread_id=thread_id,
             run_id=state.get("run_id", run_id),
             status="needs_confirmation" if interrupts else "completed",
-            text=state.get("final_text", ""),
+            text=text,
             tool_calls=_turn_tool_calls(state),
             interrupts=interrupts,
         )

@@ -1,6 +1,8 @@
 """tools: runs one wave — every call of the last AI message, concurrently, each with a timeout.
 
-Every tool call gets exactly one ToolMessage: run, failed, timed out, refused or capped.
+Every tool call gets exactly one ToolMessage: run, failed, timed out, refused, rejected or
+capped. A mutating call runs only with the person's decision from confirm, under the
+idempotency key derived from its proposal.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import asyncio
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
@@ -18,17 +20,18 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.db.engine import Database
 from graph import events
+from graph.asker import asker_of
 from graph.context import Context
-from graph.state import AgentState, ToolsUpdate
+from graph.state import AgentState, Decision, ToolsUpdate
 from nodes.act import run_date
-from prompts import replies
+from prompts import confirmation, replies
 from tools import retention
 from tools.declaration import Tool, ToolArgumentsError, ToolContext
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
 
-Outcome = Literal["ok", "error", "timeout", "refused", "capped"]
+Outcome = Literal["ok", "error", "timeout", "refused", "rejected", "capped"]
 
 
 @dataclass(frozen=True)
@@ -72,18 +75,23 @@ class Tools:
             if len(calls) > budget:
                 cap = replies.tool_call_cap(ctx.max_tool_calls)
         runtime.stream_writer(events.agent_state("executing_tools", f"{len(allowed)} call(s)"))
+        asker = asker_of(state, ctx)
         tool_ctx = ToolContext(
             today=run_date(ctx),
             timezone=ctx.timezone,
-            user_id=ctx.user_id,
-            user_role=ctx.user_role,
+            user_id=asker.user_id,
+            user_role=asker.role,
             run_id=state.get("run_id", ""),
             thread_id=(runtime.execution_info.thread_id if runtime.execution_info else None) or "",
             db=self._database(),
         )
         deadline = state.get("deadline", time.time() + ctx.turn_timeout_s)
+        decisions = state.get("decisions", {})
         results = await asyncio.gather(
-            *(self._run_one(call, tool_ctx, ctx, deadline, runtime) for call in allowed)
+            *(
+                self._run_one(call, decisions.get(call.id), tool_ctx, ctx, deadline, runtime)
+                for call in allowed
+            )
         )
         skipped_reason = "this turn reached its limit" if cap else ""
         messages: list[AnyMessage] = [
@@ -114,6 +122,7 @@ class Tools:
     async def _run_one(
         self,
         call: _Call,
+        decision: Decision | None,
         tool_ctx: ToolContext,
         ctx: Context,
         deadline: float,
@@ -121,7 +130,7 @@ class Tools:
     ) -> _Result:
         runtime.stream_writer(events.tool_call(call.name, call.id, call.args))
         started = time.monotonic()
-        result = await self._execute(call, tool_ctx, ctx, deadline)
+        result = await self._execute(call, decision, tool_ctx, ctx, deadline)
         finished = time.monotonic()
         runtime.stream_writer(
             events.tool_result(
@@ -131,7 +140,12 @@ class Tools:
         return result
 
     async def _execute(
-        self, call: _Call, tool_ctx: ToolContext, ctx: Context, deadline: float
+        self,
+        call: _Call,
+        decision: Decision | None,
+        tool_ctx: ToolContext,
+        ctx: Context,
+        deadline: float,
     ) -> _Result:
         if call.parse_error is not None:
             return _error(f"the arguments were not valid JSON ({call.parse_error}); resend them")
@@ -142,8 +156,17 @@ class Tools:
         refusal = _refusal(tool, tool_ctx)
         if refusal:
             return _Result(replies.tool_not_run(refusal), "refused")
+        raw_args = call.args
+        if not tool.read_only:
+            if decision is None:
+                return _Result(confirmation.not_decided(), "refused")
+            if decision["decision"] == "reject":
+                text = confirmation.rejected(decision["decided_by"], decision.get("reason", ""))
+                return _Result(text, "rejected")
+            raw_args = decision["args"]
+            tool_ctx = replace(tool_ctx, idempotency_key=decision["idempotency_key"])
         try:
-            args = tool.validate(call.args)
+            args = tool.validate(raw_args)
         except ToolArgumentsError as exc:
             return _error(f"invalid arguments for {tool.name}: {exc}")
         timeout = min(tool.timeout_s or ctx.tool_timeout_s, max(deadline - time.time(), 0.0))
@@ -177,11 +200,9 @@ class Tools:
 
 
 def _refusal(tool: Tool, tool_ctx: ToolContext) -> str | None:
-    # Approval is not authorization: the role check comes first, whatever the model asks.
+    # Approval is not authorization: the asker's role is checked first, whoever approved.
     if tool_ctx.user_role not in tool.roles:
         return f"role {tool_ctx.user_role!r} may not use {tool.name}"
-    if not tool.read_only:
-        return f"{tool.name} changes data and needs a confirmation step this agent does not have"
     return None
 
 

@@ -182,17 +182,14 @@ async def test_no_reply_is_silent(open_runner, write_script) -> None:
     assert result.text == ""
 
 
-async def test_mutating_tool_is_refused_without_running(open_runner, write_script) -> None:
-    spec = write_script(
-        [
-            {"tool_calls": [{"name": "delete_everything", "args": {}}]},
-            {"content": "I can't do that without a confirmation step."},
-        ]
-    )
+async def test_mutating_tool_pauses_without_running(open_runner, write_script) -> None:
+    spec = write_script([{"tool_calls": [{"name": "delete_everything", "args": {}}]}])
     result, history = await turn(open_runner, spec)
-    [message] = tool_messages(history)
-    assert message.text.startswith("Not executed:")
-    assert result.tool_calls[0].status == "refused"
+    assert result.status == "needs_confirmation"
+    assert tool_messages(history) == []
+    assert result.tool_calls[0].status == "pending_confirmation"
+    [proposal] = result.interrupts[0]["proposals"]
+    assert proposal["tool"] == "delete_everything"
 
 
 async def test_role_policy_refuses(open_runner, write_script) -> None:

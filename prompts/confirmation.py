@@ -1,0 +1,65 @@
+"""What the person and the model are told around a proposed change."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def waiting(proposals: Sequence[Any]) -> str:
+    """The live status while proposals wait."""
+    count = len(proposals)
+    return f"waiting for approval of {count} change{'s' if count != 1 else ''}"
+
+
+def ask(proposals: Sequence[Any]) -> str:
+    """The answer of a turn that paused on proposals."""
+    lines = [f"• {p['description']}" for p in proposals]
+    intro = (
+        "I'd like to make this change:"
+        if len(proposals) == 1
+        else "I'd like to make these changes:"
+    )
+    return "\n".join([intro, *lines, "Shall I go ahead? (yes / no, or edit the details)"])
+
+
+def rejected(decided_by: str, reason: str) -> str:
+    """ToolMessage content of a rejected call: it did not happen and must not be retried."""
+    why = f" Reason: {reason.strip()}" if reason.strip() else ""
+    return (
+        f"Not executed: {decided_by} rejected this change, so it did not happen.{why} "
+        "Tell the person it was not done and do not call this tool again for it "
+        "unless they ask anew."
+    )
+
+
+def not_confirmed() -> str:
+    """ToolMessage content of a call the person moved on from without confirming."""
+    return (
+        "Not executed: the person did not confirm this change and moved on, so it did not "
+        "happen. Do not assume it was done."
+    )
+
+
+def not_decided() -> str:
+    """ToolMessage content of a mutating call that reached the tools node with no decision."""
+    return "Not executed: this change needs a person's approval and none was given."
+
+
+def nothing_pending() -> str:
+    """A decision arrived for a thread with nothing waiting."""
+    return "There's nothing waiting for your approval in this thread, so nothing was changed."
+
+
+CLASSIFY_SYSTEM = (
+    "A person was asked to approve a proposed change and replied. Decide what the reply "
+    "means. Answer with exactly one word: approve (they clearly agree), reject (they "
+    "clearly decline), or unrelated (anything else: a new question, a different topic, "
+    "an unclear answer)."
+)
+
+
+def classify_request(descriptions: Sequence[str], reply: str) -> str:
+    """The user message of the reply-classification call."""
+    listed = "\n".join(f"- {d}" for d in descriptions)
+    return f"Proposed change(s):\n{listed}\n\nTheir reply: {reply}"
