@@ -1,4 +1,4 @@
-"""`agentloop` commands: chat, ask, db upgrade."""
+"""`agentloop` commands: chat, ask, resume, db upgrade, seed."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import json
 import logging
 import sys
 import uuid
+from contextlib import nullcontext
+from dataclasses import replace
 from datetime import date
 from typing import Annotated
 
@@ -97,21 +99,93 @@ def ask(
         model=model,
         today=today,
     )
-    result = asyncio.run(_ask(settings, request, live=not json_output))
+    result = asyncio.run(_once(settings, request, None, live=not json_output))
+    _finish(result, json_output)
+
+
+@app.command()
+def resume(
+    thread: ThreadOpt,
+    approve: Annotated[bool, typer.Option("--approve", help="Run the proposed change.")] = False,
+    reject: Annotated[bool, typer.Option("--reject", help="Don't run it.")] = False,
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why it was rejected (the model is told).")
+    ] = "",
+    edit_args: Annotated[
+        str | None,
+        typer.Option("--edit-args", help="Run it with these arguments changed (a JSON object)."),
+    ] = None,
+    fingerprint: Annotated[
+        str | None,
+        typer.Option(
+            "--fingerprint", help="Only decide if this proposal is still the one waiting."
+        ),
+    ] = None,
+    user: UserOpt = None,
+    role: RoleOpt = "member",
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Decide on the change a thread is waiting on: approve, reject or edit it.
+
+    Exit status: 0 done, 1 failed, 3 refused (nothing pending, not yours to decide,
+    expired, invalid edit) with nothing changed.
+    """
+    _check_role(role)
+    chosen = [name for name, on in (("--approve", approve), ("--reject", reject)) if on]
+    if edit_args is not None:
+        chosen.append("--edit-args")
+    if len(chosen) != 1:
+        err.print("[red]error:[/] give exactly one of --approve, --reject or --edit-args")
+        raise typer.Exit(2)
+    if reason and not reject:
+        err.print("[red]error:[/] --reason goes with --reject")
+        raise typer.Exit(2)
+    decision: dict[str, object] = {"decision": "approve" if approve else "reject"}
+    if reject:
+        decision["reason"] = reason
+    if edit_args is not None:
+        try:
+            args = json.loads(edit_args)
+        except json.JSONDecodeError as exc:
+            err.print(f"[red]error:[/] --edit-args is not valid JSON: {exc}")
+            raise typer.Exit(2) from None
+        if not isinstance(args, dict):
+            err.print("[red]error:[/] --edit-args must be a JSON object of the arguments to change")
+            raise typer.Exit(2)
+        decision = {"decision": "edit", "args": args}
+    if fingerprint:
+        decision["fingerprint"] = fingerprint
+    settings = _settings()
+    logs.configure(settings.data_dir, verbose)
+    request = TurnRequest(
+        thread_id=thread, user_id=user or getpass.getuser(), message="", user_role=role
+    )
+    result = asyncio.run(_once(settings, request, decision, live=not json_output))
+    _finish(result, json_output)
+
+
+def _finish(result: TurnResult, json_output: bool) -> None:
     if json_output:
         sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, default=str) + "\n")
     else:
         print_result(out, result)
-    raise typer.Exit(1 if result.status == "failed" else 0)
+    raise typer.Exit(_EXIT_CODES.get(result.status, 0))
 
 
-async def _ask(settings: Settings, request: TurnRequest, live: bool) -> TurnResult:
+_EXIT_CODES = {"failed": 1, "refused": 3}
+
+
+async def _once(
+    settings: Settings, request: TurnRequest, decision: dict[str, object] | None, live: bool
+) -> TurnResult:
+    """Run one turn (or apply one decision) in a fresh runner."""
     try:
         async with Runner.open(settings) as runner:
-            if not live:
-                return await runner.run_turn(request)
-            with LiveStatus(err) as status:
-                return await runner.run_turn(request, on_event=status)
+            with LiveStatus(err) if live else nullcontext() as status:
+                if decision is None:
+                    return await runner.run_turn(request, on_event=status)
+                return await runner.resume(request, decision, on_event=status)
     except Exception as exc:
         # Opening the checkpointer failed (unreachable database, bad URL): one clear line
         # for the person, the traceback in the log.
@@ -174,10 +248,43 @@ async def _chat(
                 with LiveStatus(err) as status:
                     result = await runner.run_turn(request, on_event=status)
                 print_result(out, result)
+                while result.status == "needs_confirmation":
+                    decision = await _ask_decision()
+                    with LiveStatus(err) as status:
+                        if isinstance(decision, str):
+                            # Anything else is the next message: the thread reads it as a
+                            # yes, a no, or a move on to something else.
+                            request = replace(request, message=decision)
+                            result = await runner.run_turn(request, on_event=status)
+                        else:
+                            result = await runner.resume(request, decision, on_event=status)
+                    print_result(out, result)
     except Exception as exc:
         logger.exception("chat could not start")
         err.print(f"[red]error:[/] could not start: {exc}")
         return 1
+
+
+async def _ask_decision() -> dict[str, object] | str:
+    """Ask inline what to do with a proposal; any other text is the person's next message."""
+    prompt = "[bold yellow]approve?[/] [y]es / [n]o / [e]dit / or just keep talking> "
+    answer = (await asyncio.to_thread(out.input, prompt)).strip()
+    if answer.lower() in ("y", "yes"):
+        return {"decision": "approve"}
+    if answer.lower() in ("n", "no"):
+        reason = await asyncio.to_thread(out.input, "reason (optional)> ")
+        return {"decision": "reject", "reason": reason.strip()}
+    if answer.lower() in ("e", "edit"):
+        raw = await asyncio.to_thread(out.input, 'changed arguments as JSON, e.g. {"title": "…"}> ')
+        try:
+            args = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            err.print(f"[red]not valid JSON:[/] {exc}")
+            return await _ask_decision()
+        return {"decision": "edit", "args": args}
+    if not answer:
+        return await _ask_decision()
+    return answer
 
 
 @db_app.command("upgrade")

@@ -58,8 +58,8 @@ class LiveStatus:
 
 def print_result(console: Console, result: TurnResult) -> None:
     """Print the answer (or the failure) of a turn for a person."""
-    if result.status == "failed":
-        console.print(Text(result.text, style="red"))
+    if result.status in ("failed", "refused"):
+        console.print(Text(result.text, style="red" if result.status == "failed" else "yellow"))
         return
     if result.text:
         console.print(Text("agentloop: ", style="bold cyan") + Text(result.text))
@@ -68,8 +68,11 @@ def print_result(console: Console, result: TurnResult) -> None:
     for interrupt in result.interrupts:
         for proposal in interrupt.get("proposals", []):
             console.print(
-                Text("needs confirmation: ", style="bold yellow")
-                + Text(str(proposal.get("description", proposal.get("tool", ""))))
+                Text(
+                    f"  {proposal['tool']} · expires {proposal['expires_at']} · "
+                    f"fingerprint {proposal['proposal_fingerprint'][:12]}",
+                    style="dim",
+                )
             )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -49,6 +50,8 @@ class ScriptedTurn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     content: str = ""
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
+    delay_s: float = Field(default=0.0, ge=0, le=600)
+    """Seconds to wait before answering: a slow model, for demos and crash tests."""
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -130,6 +133,8 @@ class ScriptedChatModel(BaseChatModel):
                 )
             turn = self.turns[self._cursor]
             self._cursor += 1
+        if turn.delay_s:
+            time.sleep(turn.delay_s)
         tool_calls: list[ToolCall] = []
         invalid: list[InvalidToolCall] = []
         for call in turn.tool_calls:

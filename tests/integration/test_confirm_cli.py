@@ -1,0 +1,167 @@
+"""Confirmation across processes: ask pauses, `resume` decides in a new process, once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy import create_engine, func, select
+
+from app.db.engine import sync_url
+from app.db.models import Task
+from app.settings import Settings
+from tests.support.cli import ROOT, agentloop, ask_json
+
+TITLE = "Refresh the Garlic Press listing images"
+CREATE = {
+    "tool_calls": [
+        {
+            "name": "create_task",
+            "args": {"client": "Thorinox", "brand": "Garlic Press", "title": TITLE},
+        }
+    ]
+}
+DONE = {"content": "Done: the task is created."}
+
+
+def env_for(workspace_url: str, tmp_path: Path) -> dict[str, str]:
+    env = {"DATABASE_URL": workspace_url, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    upgrade = agentloop("db", "upgrade", env=env)
+    assert upgrade.returncode == 0, upgrade.stderr
+    return env
+
+
+def task_count(workspace_url: str) -> int:
+    engine = create_engine(sync_url(Settings(_env_file=None, database_url=workspace_url)))
+    try:
+        with engine.connect() as conn:
+            statement = select(func.count()).select_from(Task).where(Task.title == TITLE)
+            return conn.execute(statement).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def resume_json(*args: str, env: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    proc = agentloop("resume", *args, "--json", env=env)
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, f"expected one JSON line: {proc.stdout!r} / {proc.stderr!r}"
+    return proc.returncode, json.loads(lines[0])
+
+
+def test_ask_then_resume_in_new_processes(workspace_url, tmp_path, write_script) -> None:
+    env = env_for(workspace_url, tmp_path)
+    asked = ask_json("make the task", "--thread", "t1", "--model", write_script([CREATE]), env=env)
+    assert asked["status"] == "needs_confirmation"
+    [proposal] = asked["interrupts"][0]["proposals"]
+    assert proposal["tool"] == "create_task" and proposal["args"]["title"] == TITLE
+    assert task_count(workspace_url) == 0
+
+    model_env = {**env, "AGENTLOOP_MODEL": write_script([DONE])}
+    code, done = resume_json("--thread", "t1", "--approve", env=model_env)
+    assert code == 0 and done["status"] == "completed", done
+    assert done["text"] == DONE["content"]
+    assert task_count(workspace_url) == 1
+
+    code, again = resume_json("--thread", "t1", "--approve", env=model_env)
+    assert code == 3 and again["status"] == "refused"
+    assert "nothing waiting" in again["text"]
+    assert task_count(workspace_url) == 1
+
+
+def test_yes_in_the_thread_executes(workspace_url, tmp_path, write_script) -> None:
+    env = env_for(workspace_url, tmp_path)
+    ask_json("make the task", "--thread", "t2", "--model", write_script([CREATE]), env=env)
+    yes = ask_json("yes, create it", "--thread", "t2", "--model", write_script([DONE]), env=env)
+    assert yes["status"] == "completed" and yes["tool_calls"][0]["status"] == "ok"
+    assert task_count(workspace_url) == 1
+
+
+def test_refusals_exit_3_and_change_nothing(workspace_url, tmp_path, write_script) -> None:
+    env = env_for(workspace_url, tmp_path)
+    ask_json("make the task", "--thread", "t3", "--model", write_script([CREATE]), env=env)
+    code, other = resume_json("--thread", "t3", "--approve", "--user", "mallory", env=env)
+    assert code == 3 and "can decide" in other["text"]
+    code, bad = resume_json("--thread", "t3", "--edit-args", '{"title": ""}', env=env)
+    assert code == 3 and "title" in bad["text"]
+    usage = agentloop("resume", "--thread", "t3", "--approve", "--reject", env=env)
+    assert usage.returncode == 2 and "exactly one" in usage.stderr
+    assert task_count(workspace_url) == 0
+
+
+def _spawn_resume(env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "resume", "--thread", "t-race", "--approve", "--json"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+ON_POSTGRES = pytest.mark.parametrize(
+    "workspace_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+
+
+@ON_POSTGRES
+def test_two_processes_approving_at_once_create_one_task(
+    workspace_url, tmp_path, write_script
+) -> None:
+    pg_workspace_url = workspace_url
+    env = env_for(pg_workspace_url, tmp_path)
+    ask_json("make the task", "--thread", "t-race", "--model", write_script([CREATE]), env=env)
+    racers = [_spawn_resume({**env, "AGENTLOOP_MODEL": write_script([DONE])}) for _ in range(2)]
+    outputs = [racer.communicate(timeout=120) for racer in racers]
+    results = [json.loads(stdout) for stdout, _ in outputs]
+    assert {r["status"] for r in results} <= {"completed", "refused"}, outputs
+    created = [r["tool_calls"][0]["result"] for r in results if r["status"] == "completed"]
+    assert created, outputs
+    # A racer that got in before the other's checkpoint replays the first result.
+    assert sum(1 for c in created if not c.get("replayed")) == 1
+    assert task_count(pg_workspace_url) == 1
+
+
+@ON_POSTGRES
+def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, write_script) -> None:
+    pg_workspace_url = workspace_url
+    env = env_for(pg_workspace_url, tmp_path)
+    ask_json("make the task", "--thread", "t-kill", "--model", write_script([CREATE]), env=env)
+    slow = write_script([{"content": "Done.", "delay_s": 60}])
+    victim = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "resume", "--thread", "t-kill", "--approve", "--json"],
+        cwd=ROOT,
+        env={**os.environ, **env, "AGENTLOOP_MODEL": slow},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while task_count(pg_workspace_url) == 0:
+            assert victim.poll() is None, victim.communicate()
+            assert time.monotonic() < deadline, "the approved task never appeared"
+            time.sleep(0.1)
+        time.sleep(0.5)  # into the slow model call that follows the tool
+    finally:
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+    assert task_count(pg_workspace_url) == 1
+
+    code, finished = resume_json(
+        "--thread", "t-kill", "--approve", env={**env, "AGENTLOOP_MODEL": write_script([DONE])}
+    )
+    assert code == 0 and finished["status"] == "completed", finished
+    assert finished["text"] == DONE["content"]
+    assert task_count(pg_workspace_url) == 1
+    with psycopg.connect(pg_workspace_url) as conn:
+        receipts = conn.execute("select count(*) from mutation_receipts").fetchone()
+    assert receipts == (1,)
