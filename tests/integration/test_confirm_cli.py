@@ -123,11 +123,11 @@ def test_two_processes_approving_at_once_create_one_task(
     outputs = [racer.communicate(timeout=120) for racer in racers]
     results = [json.loads(stdout) for stdout, _ in outputs]
     assert {r["status"] for r in results} <= {"completed", "refused"}, outputs
-    created = [r["tool_calls"][0]["result"] for r in results if r["status"] == "completed"]
-    assert created, outputs
-    # A racer that got in before the other's checkpoint replays the first result.
-    assert sum(1 for c in created if not c.get("replayed")) == 1
+    assert "completed" in {r["status"] for r in results}, outputs
     assert task_count(pg_workspace_url) == 1
+    with psycopg.connect(pg_workspace_url) as conn:
+        receipts = conn.execute("select count(*) from mutation_receipts").fetchone()
+    assert receipts == (1,)
 
 
 @ON_POSTGRES
