@@ -56,4 +56,6 @@ async def test_turn_timeout_stops_the_turn(open_runner, write_script) -> None:
 async def test_recursion_limit_is_explicit(open_runner) -> None:
     async with open_runner(faulty_registry()) as runner:
         config = runner.config_for("t", "00000000-0000-0000-0000-000000000001", "u")
-    assert config["recursion_limit"] == 25
+    # guard + gather, 6 act→confirm→tools rounds, 3 act+verify attempts, finalize; plus the
+    # confirm step of a dismissed proposal and a margin of 4.
+    assert config["recursion_limit"] == 1 + (2 + 3 * 6 + 2 * 3 + 1) + 4
