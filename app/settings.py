@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.context import context_block, history, injection
 from graph import limits
 
 CheckpointerKind = Literal["memory", "sqlite", "postgres"]
@@ -68,6 +69,43 @@ class Settings(BaseSettings):
         default=frozenset({"admin"}),
         description="Roles that may decide on another person's proposal.",
     )
+
+    input_guard: injection.GuardMode = Field(
+        default=injection.DEFAULT_MODE,
+        description="Prompt-injection screening of messages: off, log, warn or block.",
+    )
+    context_dir: Path | None = Field(
+        default=None, description="Folder of markdown files gather ranks for each message."
+    )
+    context_block_tokens: int = Field(
+        default=context_block.CONTEXT_BLOCK_TOKENS,
+        ge=100,
+        description="Token budget of the gathered context in the system prompt.",
+    )
+    history_turns: int = Field(
+        default=history.HISTORY_TURNS, ge=1, description="User turns sent with each request."
+    )
+    context_window: int | None = Field(
+        default=None,
+        ge=1024,
+        description="Tokens the model accepts per request. Default: the local model's "
+        "n_ctx for `local`, 128,000 otherwise.",
+    )
+    compaction_model: str | None = Field(
+        default=None,
+        description="Model spec for the memory flush and summary; default: the run's model.",
+    )
+    verify_judge: bool = Field(
+        default=False, description="Have the model judge each answer after the rule checks."
+    )
+
+    def context_window_for(self, model: str | None) -> int:
+        """Return the context window of a run on `model` (None: the default model)."""
+        if self.context_window:
+            return self.context_window
+        if (model or self.model_spec()) == "local":
+            return self.local_context_window
+        return history.CONTEXT_WINDOW
 
     def model_spec(self) -> str:
         """Return the configured model spec, applying the key-dependent default."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from app.context import context_block, history, injection
 from graph import limits
 
 
@@ -29,3 +31,15 @@ class Context:
     confirmation_ttl_s: float = limits.CONFIRMATION_TTL_S
     approver_roles: frozenset[str] = frozenset({"admin"})
     """Roles that may decide on another person's proposal (the proposer always may)."""
+    input_guard: injection.GuardMode = injection.DEFAULT_MODE
+    """Prompt-injection screening: off, log, warn or block."""
+    context_dir: Path | None = None
+    """Folder of markdown files gather searches; None: no context folder."""
+    context_block_tokens: int = context_block.CONTEXT_BLOCK_TOKENS
+    history_turns: int = history.HISTORY_TURNS
+    context_window: int = history.CONTEXT_WINDOW
+    """Tokens the run's model accepts per request."""
+    compaction_model: str | None = None
+    """Model spec for the memory flush and the summary; None: the run's model."""
+    verify_judge: bool = False
+    """Whether verify asks the model to judge an answer that passed the rules."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypedDict
 
-from langchain_core.messages import AnyMessage
+from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import add_messages
 
 TurnStatus = Literal["running", "completed", "capped", "failed_verification", "blocked"]
@@ -43,6 +43,10 @@ class AgentState(TypedDict, total=False):
     final_text: str
     decisions: dict[str, Decision]
     """The person's decisions on this turn's proposed mutations, by tool call id."""
+    summary: str
+    """Compaction summary of the messages no longer in `messages` (injected at the top)."""
+    compactions: int
+    """How many times this thread's history was compacted."""
 
 
 class Decision(TypedDict, total=False):
@@ -81,10 +85,12 @@ class GatherUpdate(TypedDict):
 
 
 class ActUpdate(TypedDict, total=False):
-    """What act writes."""
+    """What act writes: the model's answer and, after a compaction, the removals and summary."""
 
-    messages: list[AnyMessage]
+    messages: list[AnyMessage | RemoveMessage]
     cap: str | None
+    summary: str
+    compactions: int
 
 
 class ToolsUpdate(TypedDict, total=False):

@@ -1,23 +1,36 @@
-"""act: one model call with the tools bound, under the turn's deadline."""
+"""act: one model call with the tools bound, under the turn's deadline.
+
+Before the call the history is compacted when it is past its budget (memory flush, then a
+summary) and shaped by the history pipeline (limit turns, prune tool results, repair pairing).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from langchain_core.messages import AIMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage
 from langchain_core.messages.tool import invalid_tool_call
 from langgraph.runtime import Runtime
 
+from app.context import compaction, history
+from app.context.turn import turn_start
+from app.db.engine import Database, open_database
 from app.models import ModelResolver
 from graph import events
 from graph.context import Context
 from graph.state import ActUpdate, AgentState
 from prompts import replies, system
+from tools.declaration import ToolContext
 from tools.registry import ToolRegistry
+
+logger = logging.getLogger(__name__)
+
+MEMORY_TOOL = "remember_client_note"
 
 
 def run_date(ctx: Context) -> date:
@@ -30,28 +43,108 @@ def run_date(ctx: Context) -> date:
 class Act:
     """The act node: builds the prompt, calls the model, appends its answer."""
 
-    def __init__(self, registry: ToolRegistry, models: ModelResolver | None = None) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        models: ModelResolver | None = None,
+        db: Database | None = None,
+    ) -> None:
         self._registry = registry
         self._models = models
+        self._db = db
 
     async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> ActUpdate:
         """Call the model once; a passed deadline ends the turn instead."""
         ctx = runtime.context
-        remaining = state.get("deadline", time.time() + ctx.turn_timeout_s) - time.time()
-        if remaining <= 0:
+        deadline = state.get("deadline", time.time() + ctx.turn_timeout_s)
+        if deadline - time.time() <= 0:
             return {"cap": replies.turn_timeout(ctx.turn_timeout_s)}
         runtime.stream_writer(events.agent_state("thinking"))
         model = self._resolver().resolve(ctx.model)
         schemas = self._registry.openai_schemas()
         bound = model.bind_tools(schemas) if schemas else model
-        prompt = [SystemMessage(content=self._system_prompt(state, ctx)), *state["messages"]]
+        update: ActUpdate = {}
+        removals: list[RemoveMessage] = []
+        messages: list[BaseMessage] = list(state["messages"])
+        summary = state.get("summary", "")
+        if self._past_budget(messages, summary, ctx):
+            compacted = await self._compact(state, runtime, deadline)
+            if compacted is not None:
+                removals = [RemoveMessage(id=m.id or "") for m in messages[: compacted.cut]]
+                messages = messages[compacted.cut :]
+                summary = compacted.summary
+                update["summary"] = summary
+                update["compactions"] = state.get("compactions", 0) + 1
+        prompt = history.prepare(
+            SystemMessage(content=self._system_prompt(state, ctx)),
+            messages,
+            summary=summary,
+            policy=history.HistoryPolicy(ctx.history_turns, ctx.context_window),
+            tools=schemas,
+        )
         try:
-            response = await asyncio.wait_for(bound.ainvoke(prompt), timeout=remaining)
+            response = await asyncio.wait_for(
+                bound.ainvoke(prompt), timeout=max(deadline - time.time(), 0.001)
+            )
         except TimeoutError:
-            return {"cap": replies.turn_timeout(ctx.turn_timeout_s)}
+            update["cap"] = replies.turn_timeout(ctx.turn_timeout_s)
+            if removals:
+                update["messages"] = list(removals)
+            return update
         if not isinstance(response, AIMessage):
             response = AIMessage(content=response.text)
-        return {"messages": [_distrust_cut_off_calls(response)]}
+        update["messages"] = [*removals, _distrust_cut_off_calls(response)]
+        return update
+
+    @staticmethod
+    def _past_budget(messages: list[BaseMessage], summary: str, ctx: Context) -> bool:
+        tokens = compaction.estimated_tokens([*history.summary_messages(summary), *messages])
+        return compaction.needs_compaction(tokens, len(messages), ctx.context_window)
+
+    async def _compact(
+        self, state: AgentState, runtime: Runtime[Context], deadline: float
+    ) -> compaction.Compaction | None:
+        """Flush memories and summarize; a failure leaves the history to the pipeline."""
+        ctx = runtime.context
+        messages = state["messages"]
+        model = self._resolver().resolve(ctx.compaction_model or ctx.model)
+        memory_tool = self._registry.get(MEMORY_TOOL)
+        if memory_tool is not None and ctx.user_role not in memory_tool.roles:
+            memory_tool = None  # the actor may not store notes; the flush has nothing to do
+        thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
+        number = state.get("compactions", 0) + 1
+        # The flush writes through the memory tool; a graph built without the runner's
+        # database opens one for the flush alone.
+        db = self._db or (open_database(self._resolver().settings) if memory_tool else None)
+        tool_ctx = ToolContext(
+            today=run_date(ctx),
+            timezone=ctx.timezone,
+            user_id=ctx.user_id,
+            user_role=ctx.user_role,
+            run_id=state.get("run_id", ""),
+            thread_id=thread_id,
+            db=db,
+        )
+        try:
+            return await compaction.compact(
+                messages,
+                turn_start=turn_start(messages, state.get("turn_start_id", "")),
+                previous_summary=state.get("summary", ""),
+                model=model,
+                memory_tool=memory_tool,
+                tool_ctx=tool_ctx,
+                key_prefix=f"memory-flush:{thread_id}:{number}",
+                context_window=ctx.context_window,
+                deadline=deadline,
+            )
+        except Exception:
+            # Compaction saves tokens; without it the pipeline still bounds the request, so
+            # the turn goes on and the next call tries again.
+            logger.warning("compaction failed; the pipeline bounds this request", exc_info=True)
+            return None
+        finally:
+            if db is not None and db is not self._db:
+                await db.dispose()
 
     def _resolver(self) -> ModelResolver:
         if self._models is None:

@@ -1,10 +1,15 @@
-"""finalize: settles the answer — the verified draft, a limit notice or a graceful failure."""
+"""finalize: settles the answer — the verified draft, a limit notice or a graceful failure.
+
+The draft goes through the output sanitizer first; `NO_REPLY` means nothing is posted.
+"""
 
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
+from app.context.sanitizer import sanitize
+from app.context.turn import turn_messages
 from graph.context import Context
 from graph.state import AgentState, FinalizeUpdate
 from prompts import replies
@@ -18,15 +23,30 @@ async def finalize(state: AgentState, runtime: Runtime[Context]) -> FinalizeUpda
     if cap:
         return {"messages": [AIMessage(content=cap)], "status": "capped", "final_text": cap}
     if state.get("status") == "failed_verification":
-        text = replies.graceful_failure(state.get("attempt", 0), state.get("feedback", []))
+        text = replies.graceful_failure(
+            state.get("attempt", 0), state.get("feedback", []), tried=_tried(state)
+        )
         return {"messages": [AIMessage(content=text)], "final_text": text}
     if state.get("final_text"):
-        return {"status": "completed"}
+        # guard answered by itself (a blank or a blocked message).
+        return {"status": "blocked" if state.get("status") == "blocked" else "completed"}
     answer = state["messages"][-1]
-    text = answer.text.strip()
+    text = sanitize(answer.text)
     if text == NO_REPLY:
         return {"status": "completed", "final_text": ""}
     update: FinalizeUpdate = {"status": "completed", "final_text": text}
     if isinstance(answer, AIMessage) and text != answer.content:
         update["messages"] = [answer.model_copy(update={"content": text})]
     return update
+
+
+def _tried(state: AgentState) -> list[str]:
+    """What the turn looked at: its tool calls and the gathered sources."""
+    calls = [
+        call["name"]
+        for message in turn_messages(state)
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+    ]
+    sources = [source["reference"] for source in state.get("sources", [])]
+    return [*calls, *sources]

@@ -1,4 +1,8 @@
-"""guard: opens a turn (fresh counters, deadline, run id) and screens the incoming message."""
+"""guard: opens a turn (fresh counters, deadline, run id) and screens the incoming message.
+
+Screening: the six injection patterns (off/log/warn/block), null bytes stripped, messages over
+32,768 characters truncated with a note to the model, a blank message answered directly.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import uuid
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
+from app.context import injection
 from graph.context import Context
 from graph.state import AgentState, GuardUpdate
 from prompts import replies
@@ -39,6 +44,14 @@ async def guard(state: AgentState, runtime: Runtime[Context]) -> GuardUpdate:
     if not isinstance(last, HumanMessage):
         return update
     text = last.text
+    screening = injection.screen(text, ctx.input_guard)
+    if screening.blocked:
+        # Block mode: the message never reaches the model.
+        reply = replies.injection_refused(screening.patterns)
+        update["messages"] = [AIMessage(content=reply)]
+        update["final_text"] = reply
+        update["status"] = "blocked"
+        return update
     cleaned = text.replace("\x00", "")
     if len(cleaned) > MAX_MESSAGE_CHARS:
         cleaned = cleaned[:MAX_MESSAGE_CHARS] + TRUNCATION_NOTE.format(

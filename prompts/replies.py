@@ -27,12 +27,13 @@ def turn_timeout(seconds: float) -> str:
     )
 
 
-def graceful_failure(attempts: int, issues: list[str]) -> str:
-    """Verification failed on every attempt: say so, and what was wrong."""
-    tried = "; ".join(dict.fromkeys(issues)) or "the answer did not pass my checks"
+def graceful_failure(attempts: int, issues: list[str], tried: list[str] | None = None) -> str:
+    """Verification failed on every attempt: say so, what was tried and what was wrong."""
+    wrong = "; ".join(dict.fromkeys(issues)) or "the answer did not pass my checks"
+    looked = f" I looked at: {', '.join(dict.fromkeys(tried))}." if tried else ""
     return (
         f"Sorry, I couldn't put together an answer I'm confident in after {attempts} "
-        f"attempts ({tried}). Could you rephrase the question or add more detail?"
+        f"attempts ({wrong}).{looked} Could you rephrase the question or add more detail?"
     )
 
 
@@ -47,6 +48,15 @@ def run_failed(run_id: str, reason: str, limit: int = 200) -> str:
 def clarify_blank() -> str:
     """The message was empty."""
     return "It looks like your message was empty. What can I help you with?"
+
+
+def injection_refused(patterns: tuple[str, ...]) -> str:
+    """The input guard blocked the message (block mode)."""
+    kinds = ", ".join(p.replace("_", " ") for p in patterns)
+    return (
+        "I can't act on that message: it looks like an attempt to change my instructions "
+        f"({kinds}). Please send your request again without that part."
+    )
 
 
 def tool_not_run(reason: str) -> str:

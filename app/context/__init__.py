@@ -1,0 +1,1 @@
+"""Context management: input screening, output cleaning, the history pipeline, compaction."""
