@@ -36,3 +36,64 @@ def test_each_rule_catches_its_problem(text: str, needle: str) -> None:
 )
 def test_good_mrkdwn_passes(text: str) -> None:
     assert check(text) == []
+
+
+def test_blockquotes_are_refused() -> None:
+    [issue] = check("> Coupons are capped at 15%.")
+    assert "blockquote" in issue
+
+
+def test_markup_alone_is_reported_as_markup_not_as_empty() -> None:
+    assert len(check('<tool_call>{"name": "x"}</tool_call>')) == 1
+    [issue] = check("<think>only thoughts</think>")
+    assert "empty" in issue
+
+
+EVIDENCE_SOURCES = [
+    {
+        "type": "file",
+        "reference": "coupon-policy.md",
+        "excerpt": "Coupons for Thorinox are capped at fifteen percent and need approval "
+        "from the account lead before launch.",
+    }
+]
+
+
+def test_an_answer_using_a_document_must_cite_it() -> None:
+    from nodes.verify import Evidence
+
+    evidence = Evidence(question="What is the Thorinox coupon cap?", sources=EVIDENCE_SOURCES)
+    answer = (
+        "Thorinox coupons are capped at fifteen percent and need approval from the account lead."
+    )
+    [issue] = check(answer, evidence)
+    assert "coupon-policy.md" in issue and "cit" in issue
+    assert check(answer + " (source: coupon-policy.md)", evidence) == []
+    assert check("I don't know the cap; shall I ask the team?", evidence) == []
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "I've created the task for Garlic Press.",
+        "Done! The booking has been created.",
+        "We have updated the brand mapping.",
+        "Room 12 is now booked for you.",
+    ],
+)
+def test_a_claimed_change_needs_a_mutating_tool_result(claim: str) -> None:
+    from nodes.verify import Evidence
+
+    [issue] = check(claim, Evidence(question="create it"))
+    assert "no tool made a change" in issue
+    assert check(claim, Evidence(question="create it", changes=("create_task",))) == []
+
+
+def test_an_answer_that_misses_the_question_is_sent_back() -> None:
+    from nodes.verify import Evidence
+
+    evidence = Evidence(question="Which brands does Distex have mapped?")
+    [issue] = check("Sure, happy to help with that anytime.", evidence)
+    assert "does not seem to answer" in issue and "distex" in issue
+    assert check("Distex has Garlic Press, unmapped.", evidence) == []
+    assert check("Sure, happy to help.", Evidence(question="Which brands?", tools_called=1)) == []
