@@ -46,6 +46,9 @@ async def test_one_wave_grounds_the_request_then_create_task_is_proposed(
             on_event=events.append,
         )
         history = await runner.history("coupon")
+        approved = await runner.resume(
+            TurnRequest(thread_id="coupon", user_id="U0GRACE", message=""), {"decision": "approve"}
+        )
     brand, kb, task = result.tool_calls
     # The first wave ran both lookups together and they returned the grounding.
     first_wave = next(m for m in history if isinstance(m, AIMessage) and m.tool_calls)
@@ -55,9 +58,17 @@ async def test_one_wave_grounds_the_request_then_create_task_is_proposed(
     assert brand.result["destination"]["mapped"] is True
     assert kb.status == "ok"
     assert kb.result["results"][0]["title"] == "Coupon code setup SOP"
-    # The model's next step proposes create_task; it is a mutation, so it is not run unconfirmed.
-    assert task.name == "create_task" and task.status == "refused"
-    assert result.status == "completed"
+    # The model's next step proposes create_task; it is a mutation, so it waits for approval.
+    assert task.name == "create_task" and task.status == "pending_confirmation"
+    assert result.status == "needs_confirmation"
+    assert "Create a coupon code for Garlic Press" in result.text
+    assert [e["state"] for e in events if e["type"] == "agent_state"][-1] == "waiting_on_user"
+    # Approved, the task is drafted from the SOP and the model asks for the missing ASINs.
+    assert approved.status == "completed"
+    [*_, created] = approved.tool_calls
+    assert created.status == "ok" and created.result["status"] == "created"
+    assert created.result["draft"]["sop"]["title"] == "Coupon code setup SOP"
+    assert approved.text == "I drafted the task; which ASINs should the coupon cover?"
 
 
 async def test_a_viewer_is_refused_a_mutation_whatever_the_model_asks(
