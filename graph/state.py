@@ -43,6 +43,8 @@ class AgentState(TypedDict, total=False):
     final_text: str
     decisions: dict[str, Decision]
     """The person's decisions on this turn's proposed mutations, by tool call id."""
+    issues: list[str]
+    """Every problem verify found in this turn's drafts (for the graceful failure)."""
     summary: str
     """Compaction summary of the messages no longer in `messages` (injected at the top)."""
     compactions: int
@@ -75,6 +77,7 @@ class GuardUpdate(TypedDict, total=False):
     status: TurnStatus
     final_text: str
     decisions: dict[str, Decision]
+    issues: list[str]
 
 
 class GatherUpdate(TypedDict):
@@ -115,6 +118,7 @@ class VerifyUpdate(TypedDict, total=False):
     messages: list[Any]
     attempt: int
     feedback: list[str]
+    issues: list[str]
     status: TurnStatus
 
 

@@ -24,7 +24,9 @@ async def finalize(state: AgentState, runtime: Runtime[Context]) -> FinalizeUpda
         return {"messages": [AIMessage(content=cap)], "status": "capped", "final_text": cap}
     if state.get("status") == "failed_verification":
         text = replies.graceful_failure(
-            state.get("attempt", 0), state.get("feedback", []), tried=_tried(state)
+            state.get("attempt", 0),
+            state.get("issues") or state.get("feedback", []),
+            tried=_tried(state),
         )
         return {"messages": [AIMessage(content=text)], "final_text": text}
     if state.get("final_text"):

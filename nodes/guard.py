@@ -40,6 +40,7 @@ async def guard(state: AgentState, runtime: Runtime[Context]) -> GuardUpdate:
         "status": "running",
         "final_text": "",
         "decisions": {},
+        "issues": [],
     }
     if not isinstance(last, HumanMessage):
         return update

@@ -148,12 +148,14 @@ def _keywords(text: str) -> list[str]:
 
 
 def _misses_question(text: str, evidence: Evidence) -> bool:
-    """Whether the answer shares no word stem with a question of several words.
+    """Whether the answer shares no word stem with a question (with a "?") of several words.
 
     Answers with something checkable (numbers, a question back, tool results) pass.
     """
     keywords = _keywords(evidence.question)
-    if len(keywords) < 2 or evidence.tools_called or "?" in text or re.search(r"\d", text):
+    if "?" not in evidence.question or len(keywords) < 2:
+        return False  # a statement or a short question: nothing to hold the answer to
+    if evidence.tools_called or "?" in text or re.search(r"\d", text):
         return False
     stems = {w[:5] for w in terms(text)}
     return not any(w[:5] in stems for w in keywords)
@@ -185,6 +187,7 @@ class Verify:
             "messages": [RemoveMessage(id=draft.id or "")],
             "attempt": attempt,
             "feedback": issues,
+            "issues": [*state.get("issues", []), *issues],
         }
         if attempt >= runtime.context.verify_max_attempts:
             update["status"] = "failed_verification"
