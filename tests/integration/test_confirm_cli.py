@@ -165,3 +165,24 @@ def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, writ
     with psycopg.connect(pg_workspace_url) as conn:
         receipts = conn.execute("select count(*) from mutation_receipts").fetchone()
     assert receipts == (1,)
+
+
+def test_chat_asks_inline_and_runs_the_approved_change(
+    workspace_url, tmp_path, write_script
+) -> None:
+    env = {**env_for(workspace_url, tmp_path), "AGENTLOOP_MODEL": write_script([CREATE, DONE])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "app.cli", "chat", "--thread", "c1"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        input="make the task\ny\n\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Shall I go ahead?" in proc.stdout
+    assert "approve?" in proc.stdout
+    assert DONE["content"] in proc.stdout
+    assert task_count(workspace_url) == 1
