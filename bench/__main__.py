@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from bench import machine, overhead, wave, workspace
+from bench import history, machine, overhead, wave, workspace
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 
@@ -15,6 +15,7 @@ def main() -> None:
     over = overhead.run()
     waves = wave.run()
     lookups = workspace.run(say=print)
+    long_thread = history.run()
     wave_max = max(waves.wave_ms)
     lines = [
         "# Benchmark results",
@@ -50,6 +51,8 @@ def main() -> None:
         f"(slowest wave {wave_max:.1f} ms, {wave_max / (wave.TOOL_S * 1000):.2f}× one tool).",
         "",
         *workspace.render(lookups),
+        "",
+        *history.render(long_thread),
         "",
     ]
     text = "\n".join(lines)
