@@ -8,15 +8,16 @@ from langgraph.graph.state import CompiledStateGraph
 from app.db.engine import Database
 from app.models import ModelResolver
 from graph.context import Context
-from graph.routing import RouteAfterAct, route_after_guard, route_after_tools, route_after_verify
+from graph.planner import build_planner
+from graph.routing import route_after_act, route_after_guard, route_after_tools, route_after_verify
 from graph.state import AgentState
 from nodes.act import Act
 from nodes.confirm import Confirm
 from nodes.finalize import finalize
-from nodes.gather import gather
+from nodes.gather import Gather
 from nodes.guard import guard
 from nodes.tools import Tools
-from nodes.verify import verify
+from nodes.verify import Verify
 from tools.registry import ToolRegistry, default_registry
 
 
@@ -29,17 +30,20 @@ def build_graph(
     registry = default_registry() if registry is None else registry
     builder = StateGraph(AgentState, context_schema=Context)
     builder.add_node("guard", guard)
-    builder.add_node("gather", gather)
-    builder.add_node("act", Act(registry, models))
+    builder.add_node("gather", Gather(db))
+    builder.add_node("act", Act(registry, models, db))
+    builder.add_node("planner", build_planner(registry, models, db).compile(name="planner"))
     builder.add_node("confirm", Confirm(registry))
     builder.add_node("tools", Tools(registry, db))
-    builder.add_node("verify", verify)
+    builder.add_node("verify", Verify(registry, models))
     builder.add_node("finalize", finalize)
     builder.add_edge(START, "guard")
     builder.add_conditional_edges("guard", route_after_guard)
     builder.add_edge("gather", "act")
-    mutating = [tool.name for tool in registry.tools() if not tool.read_only]
-    builder.add_conditional_edges("act", RouteAfterAct(mutating))
+    mutating = [tool.name for tool in registry.tools() if tool.mutating]
+    delegates = [tool.name for tool in registry.tools() if tool.kind == "delegate"]
+    builder.add_conditional_edges("act", route_after_act(mutating, delegates))
+    builder.add_edge("planner", "act")
     builder.add_conditional_edges("tools", route_after_tools)
     builder.add_conditional_edges("verify", route_after_verify)
     builder.add_edge("finalize", END)

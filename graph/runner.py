@@ -143,6 +143,13 @@ class Runner:
             turn_timeout_s=s.turn_timeout_s,
             tool_timeout_s=s.tool_timeout_s,
             verify_max_attempts=s.verify_max_attempts,
+            input_guard=s.input_guard,
+            context_dir=s.context_dir,
+            context_block_tokens=s.context_block_tokens,
+            history_turns=s.history_turns,
+            context_window=s.context_window_for(request.model),
+            compaction_model=s.compaction_model,
+            verify_judge=s.verify_judge,
             confirmation_ttl_s=s.confirmation_ttl_hours * 3600,
             approver_roles=s.approver_roles,
         )
@@ -231,12 +238,15 @@ class Runner:
         await _emit(on_event, events.run_started(run_id, request.thread_id))
         try:
             async with asyncio.timeout(self.settings.turn_timeout_s + _WATCHDOG_GRACE_S):
-                async for mode, chunk in self.graph.astream(
+                # subgraphs=True: the planner's events (plan, steps, its tool calls) reach
+                # every surface too.
+                async for _namespace, mode, chunk in self.graph.astream(
                     graph_input,
                     config,
                     context=context,
                     stream_mode=["custom", "updates"],
                     durability=durability,
+                    subgraphs=True,
                 ):
                     if mode == "custom" and isinstance(chunk, dict):
                         await _emit(on_event, chunk)
