@@ -7,12 +7,13 @@ authorization.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from graph.context import Context
-from graph.state import AgentState
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ def stamp(message: HumanMessage, user_id: str, role: str) -> HumanMessage:
     return message
 
 
-def asker_of(state: AgentState, ctx: Context) -> Asker:
+def asker_of(state: Mapping[str, Any], ctx: Context) -> Asker:
     """Return the author of the turn's opening message; the run's user when it has none."""
     opening = _turn_message(state)
     extra = opening.additional_kwargs if opening is not None else {}
@@ -39,7 +40,7 @@ def asker_of(state: AgentState, ctx: Context) -> Asker:
     )
 
 
-def _turn_message(state: AgentState) -> BaseMessage | None:
+def _turn_message(state: Mapping[str, Any]) -> BaseMessage | None:
     start = state.get("turn_start_id")
     for message in reversed(state.get("messages", [])):
         if isinstance(message, HumanMessage) and (not start or message.id == start):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from langchain_core.messages import AIMessage
 
+from graph.planner_state import PlannerState
 from graph.state import AgentState
 
 
@@ -15,22 +16,60 @@ def route_after_guard(state: AgentState) -> Literal["gather", "finalize"]:
     return "finalize" if state.get("final_text") else "gather"
 
 
-class RouteAfterAct:
-    """Tool calls go to tools (through confirm when one changes data), an answer to verify."""
+# The routers that depend on the registry are built by factories: LangGraph reads the
+# possible destinations from a plain function's `Literal` return type (not from a callable
+# object's), and that is what draws the graph.
 
-    def __init__(self, mutating: Iterable[str]) -> None:
-        self._mutating = frozenset(mutating)
 
-    def __call__(self, state: AgentState) -> Literal["confirm", "tools", "verify", "finalize"]:
-        """Route the act node's output."""
+def route_after_act(
+    mutating: Iterable[str], delegates: Iterable[str] = ()
+) -> Callable[[AgentState], Literal["planner", "confirm", "tools", "verify", "finalize"]]:
+    """Return the router after act, knowing which tools change data or delegate."""
+    changes, delegated = frozenset(mutating), frozenset(delegates)
+
+    def after_act(
+        state: AgentState,
+    ) -> Literal["planner", "confirm", "tools", "verify", "finalize"]:
+        """Calls go to tools (through confirm for changes) or the planner, an answer to verify."""
         if state.get("cap"):
             return "finalize"
         last = state["messages"][-1]
         if not isinstance(last, AIMessage) or not (last.tool_calls or last.invalid_tool_calls):
             return "verify"
-        if any(call["name"] in self._mutating for call in last.tool_calls):
+        names = {call["name"] for call in last.tool_calls}
+        if names & delegated:
+            return "planner"
+        if names & changes:
             return "confirm"
         return "tools"
+
+    return after_act
+
+
+def route_after_step(
+    mutating: Iterable[str],
+) -> Callable[[PlannerState], Literal["confirm", "tools", "step", "finish"]]:
+    """Return the router after the planner's step node."""
+    changes = frozenset(mutating)
+
+    def after_step(state: PlannerState) -> Literal["confirm", "tools", "step", "finish"]:
+        """Tools (through confirm for changes), the next step, or finish."""
+        if state.get("cap"):
+            return "finish"
+        last = state["messages"][-1]
+        if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
+            names = {call["name"] for call in last.tool_calls}
+            return "confirm" if names & changes else "tools"
+        if state.get("step_index", 0) >= len(state["plan"]["steps"]):
+            return "finish"
+        return "step"
+
+    return after_step
+
+
+def route_after_planner_tools(state: PlannerState) -> Literal["step", "finish"]:
+    """Back to the step with the results, unless the planner hit a limit."""
+    return "finish" if state.get("cap") else "step"
 
 
 def route_after_tools(state: AgentState) -> Literal["act", "finalize"]:

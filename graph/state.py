@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal, TypedDict
 from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import add_messages
 
+from graph.plans import PlanRecord, merge_plans
+
 TurnStatus = Literal["running", "completed", "capped", "failed_verification", "blocked"]
 
 
@@ -48,6 +50,8 @@ class AgentState(TypedDict, total=False):
     summary: str
     """Compaction summary of the messages no longer in `messages` (injected at the top)."""
     compactions: int
+    plans: Annotated[dict[str, PlanRecord], merge_plans]
+    """Plans the planner drafted in this thread, by plan id (a draft waits here for review)."""
     """How many times this thread's history was compacted."""
 
 

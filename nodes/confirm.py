@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.base.id import UUID as CheckpointId
@@ -66,9 +67,19 @@ class Confirm:
                 break
             request = {**request, "error": decisions}
         if any(d["decision"] == "dismiss" for d in decisions.values()):
-            return Command(goto="guard", update=_dismissed(message, value, ctx))
+            return self._dismiss(state, message, value, ctx)
         update: ConfirmUpdate = {"decisions": {**state.get("decisions", {}), **decisions}}
         return Command(goto="tools", update=update)
+
+    def _dismiss(
+        self, state: AgentState, message: AIMessage, value: object, ctx: Context
+    ) -> Command[Any]:
+        """The person moved on: the wave's calls are answered unrun, their message opens a turn."""
+        calls = [{"id": c["id"], "name": c["name"]} for c in message.tool_calls]
+        calls += [
+            {"id": c.get("id"), "name": c.get("name") or "?"} for c in message.invalid_tool_calls
+        ]
+        return Command(goto="guard", update=_dismissed(calls, value, ctx))
 
     def _request(
         self, state: AgentState, message: AIMessage, runtime: Runtime[Context]
@@ -81,7 +92,7 @@ class Confirm:
         for call in message.tool_calls:
             tool = self._registry.get(call["name"])
             # Unknown, read-only, role-denied and invalid calls are the tools node's to answer.
-            if tool is None or tool.read_only or asker.role not in tool.roles:
+            if tool is None or not tool.mutating or asker.role not in tool.roles:
                 continue
             try:
                 tool.validate(call["args"])
@@ -125,28 +136,36 @@ def _proposed_at(runtime: Runtime[Context]) -> float:
     return time.time()
 
 
-def _dismissed(message: AIMessage, value: object, ctx: Context) -> ConfirmUpdate:
+class PlannerConfirm(Confirm):
+    """confirm inside the planner: a dismissal ends the planner and opens the main turn."""
+
+    async def __call__(  # type: ignore[override]
+        self, state: AgentState, runtime: Runtime[Context]
+    ) -> Command[Literal["tools"]]:
+        """Propose, wait, record (as the main graph's confirm)."""
+        return await super().__call__(state, runtime)  # type: ignore[return-value]
+
+    def _dismiss(
+        self, state: AgentState, message: AIMessage, value: object, ctx: Context
+    ) -> Command[Any]:
+        # The main graph's wave (the create_plan call) is what goes unanswered up there.
+        calls: list[dict[str, str]] = state.get("parent_calls", [])  # type: ignore[assignment]
+        update = _dismissed(calls, value, ctx)
+        return Command(graph=Command.PARENT, goto="guard", update=update)
+
+
+def _dismissed(calls: Sequence[Mapping[str, Any]], value: object, ctx: Context) -> ConfirmUpdate:
     """Answer every call of the wave as not run, then open a turn with the new message."""
     text = value.get("message") if isinstance(value, dict) else None
     results: list[AnyMessage] = [
         ToolMessage(
             content=confirmation.not_confirmed(),
             tool_call_id=call["id"] or "",
-            name=call["name"],
+            name=call["name"] or "?",
             status="error",
             additional_kwargs={"outcome": "not_confirmed"},
         )
-        for call in message.tool_calls
-    ]
-    results += [
-        ToolMessage(
-            content=confirmation.not_confirmed(),
-            tool_call_id=bad.get("id") or "",
-            name=bad.get("name") or "?",
-            status="error",
-            additional_kwargs={"outcome": "not_confirmed"},
-        )
-        for bad in message.invalid_tool_calls
+        for call in calls
     ]
     opening = HumanMessage(content=str(text or ""), id=str(uuid.uuid4()))
     results.append(stamp(opening, ctx.user_id, ctx.user_role))

@@ -156,8 +156,10 @@ class Tools:
         refusal = _refusal(tool, tool_ctx)
         if refusal:
             return _Result(replies.tool_not_run(refusal), "refused")
+        if tool.kind == "delegate":
+            return _error(f"{tool.name} must be the only call of its step; call it again alone")
         raw_args = call.args
-        if not tool.read_only:
+        if tool.mutating:
             if decision is None:
                 return _Result(confirmation.not_decided(), "refused")
             if decision["decision"] == "reject":

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 if TYPE_CHECKING:
     from app.db.engine import Database
 
-ToolKind = Literal["read_only", "mutating"]
+ToolKind = Literal["read_only", "mutating", "delegate"]
+"""`delegate`: a meta tool the graph carries out itself (create_plan runs the planner)."""
 ROLES: tuple[str, ...] = ("viewer", "member", "admin")
 
 
@@ -65,6 +66,11 @@ class Tool:
     def read_only(self) -> bool:
         """Whether the tool has no side effects."""
         return self.kind == "read_only"
+
+    @property
+    def mutating(self) -> bool:
+        """Whether the tool changes data (and so waits for a person's decision)."""
+        return self.kind == "mutating"
 
     def openai_schema(self) -> dict[str, Any]:
         """Return the function definition the chat model is bound with."""

@@ -56,7 +56,7 @@ class ToolRegistry:
 
 def default_registry() -> ToolRegistry:
     """Return the registry of every shipped pack."""
-    from tools import calendar, hospitality, memory, meta
+    from tools import calendar, hospitality, memory, meta, plan
     from tools.agency import brands, context, lookup, mutations
 
     return ToolRegistry(
@@ -69,5 +69,6 @@ def default_registry() -> ToolRegistry:
             *calendar.TOOLS,
             *hospitality.TOOLS,
             *meta.TOOLS,
+            *plan.TOOLS,
         ]
     )

@@ -1,0 +1,55 @@
+"""Builds the planner subgraph: start → draft → (review) → step ⇄ (confirm →) tools → finish.
+
+It is compiled on its own and added to the main graph as the `planner` node, so Studio
+shows it as a subgraph and its interrupts and checkpoints live under the main thread.
+`make_planner_graph` is the factory LangGraph Studio/Server loads on its own.
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from app.db.engine import Database
+from app.models import ModelResolver
+from graph.context import Context
+from graph.planner_state import PlannerInput, PlannerOutput, PlannerState
+from graph.routing import route_after_planner_tools, route_after_step
+from nodes.confirm import PlannerConfirm
+from nodes.planner.draft import Draft
+from nodes.planner.finish import Finish
+from nodes.planner.review import Review
+from nodes.planner.start import start
+from nodes.planner.step import Step
+from nodes.tools import Tools
+from tools.registry import ToolRegistry, default_registry
+
+
+def build_planner(
+    registry: ToolRegistry | None = None,
+    models: ModelResolver | None = None,
+    db: Database | None = None,
+) -> StateGraph[PlannerState, Context, PlannerInput, PlannerOutput]:
+    """Return the uncompiled planner graph over the same tools and policy as the main one."""
+    registry = default_registry() if registry is None else registry
+    builder = StateGraph(
+        PlannerState, context_schema=Context, input_schema=PlannerInput, output_schema=PlannerOutput
+    )
+    builder.add_node("start", start)
+    builder.add_node("draft", Draft(models))
+    builder.add_node("review", Review(models))
+    builder.add_node("step", Step(registry, models))
+    builder.add_node("confirm", PlannerConfirm(registry))
+    builder.add_node("tools", Tools(registry, db))
+    builder.add_node("finish", Finish(registry))
+    builder.add_edge(START, "start")
+    mutating = [tool.name for tool in registry.tools() if tool.mutating]
+    builder.add_conditional_edges("step", route_after_step(mutating))
+    builder.add_conditional_edges("tools", route_after_planner_tools)
+    builder.add_edge("finish", END)
+    return builder
+
+
+def make_planner_graph() -> CompiledStateGraph[PlannerState, Context, PlannerInput, PlannerOutput]:
+    """Compile the planner on its own (Studio/Server)."""
+    return build_planner().compile(name="planner")

@@ -1,0 +1,1 @@
+"""The planner subgraph's nodes: start, draft, review, step, finish."""

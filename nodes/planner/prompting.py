@@ -1,0 +1,38 @@
+"""What the planner's model calls are sent, and the model they go to."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+
+from app.models import ModelResolver
+
+_PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+
+
+@cache
+def prompt(name: str) -> str:
+    """Return a prompt section (`prompts/<name>.md`)."""
+    return (_PROMPTS / f"{name}.md").read_text(encoding="utf-8").strip()
+
+
+def plan_listing(steps: list[str]) -> str:
+    """Return the steps as a numbered list."""
+    return "\n".join(f"{i}. {step}" for i, step in enumerate(steps, 1))
+
+
+class PlannerModel:
+    """Resolves the run's chat model (the runner's resolver, or one from the settings)."""
+
+    def __init__(self, models: ModelResolver | None) -> None:
+        self._models = models
+
+    def resolve(self, spec: str | None) -> BaseChatModel:
+        """Return the model for the run's spec."""
+        if self._models is None:
+            from app.settings import get_settings
+
+            self._models = ModelResolver(get_settings())
+        return self._models.resolve(spec)
