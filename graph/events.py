@@ -9,9 +9,17 @@ AgentStateName = Literal[
 ]
 
 
-def run_started(run_id: str, thread_id: str) -> dict[str, Any]:
-    """A run began."""
-    return {"type": "run.started", "run_id": run_id, "thread_id": thread_id}
+def run_started(
+    run_id: str, thread_id: str, trace_id: str = "", parent_run_id: str | None = None
+) -> dict[str, Any]:
+    """A run began; a resume names the run it carries on (`parent_run_id`), in its trace."""
+    return {
+        "type": "run.started",
+        "run_id": run_id,
+        "thread_id": thread_id,
+        "trace_id": trace_id,
+        "parent_run_id": parent_run_id,
+    }
 
 
 def agent_state(state: AgentStateName, detail: str = "") -> dict[str, Any]:

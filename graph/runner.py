@@ -20,6 +20,9 @@ from langgraph.types import Command, Durability, StateSnapshot
 
 from app.db.engine import open_database
 from app.models import ModelConfigError, ModelResolver
+from app.observability.audit import AuditLog, RunAudit, RunInfo
+from app.observability.tracing import RunTrace, Tracing, trace_id_for
+from app.observability.usage import UsageCollector
 from app.settings import Settings
 from checkpoints.savers import CheckpointerNotReadyError, open_checkpointer
 from graph import events, limits, proposals
@@ -91,6 +94,20 @@ class TurnResult:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Lineage:
+    """How an invocation relates to the turn it belongs to.
+
+    A turn starts as a `main` run; a decision that carries a paused turn on is a `resume`
+    run whose parent is the run that proposed, in the same trace, acting for the asker.
+    """
+
+    kind: Literal["main", "resume"] = "main"
+    parent_run_id: str | None = None
+    actor: str | None = None
+    """Who the run acts for; None: the person sending the request."""
+
+
 class Runner:
     """Runs turns of the compiled graph for any surface (CLI, Slack, tests)."""
 
@@ -100,11 +117,16 @@ class Runner:
         settings: Settings,
         registry: ToolRegistry | None = None,
         models: ModelResolver | None = None,
+        *,
+        audit: AuditLog | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         self.graph = graph
         self.settings = settings
         self.registry = registry or default_registry()
         self.models = models or ModelResolver(settings)
+        self.audit = audit
+        self.tracing = tracing or Tracing(None)
 
     @classmethod
     @asynccontextmanager
@@ -113,17 +135,26 @@ class Runner:
         settings: Settings,
         registry: ToolRegistry | None = None,
         models: ModelResolver | None = None,
+        tracing: Tracing | None = None,
     ) -> AsyncIterator[Runner]:
-        """Open the configured checkpointer and compile the graph with it."""
+        """Open the configured checkpointer and compile the graph with it.
+
+        Runs are audited in the workspace database and traced to Langfuse when its keys
+        are set (`tracing` overrides); pending audit rows and spans are sent on close.
+        """
         db = open_database(settings)
         registry = registry or default_registry()
         models = models or ModelResolver(settings)
+        audit = AuditLog(db)
+        tracing = tracing or Tracing.from_settings()
         try:
             async with open_checkpointer(settings) as saver:
                 graph = build_graph(registry, models, db)
                 compiled = graph.compile(checkpointer=saver, name="agent")
-                yield cls(compiled, settings, registry, models)
+                yield cls(compiled, settings, registry, models, audit=audit, tracing=tracing)
         finally:
+            await audit.drain()
+            await tracing.flush()
             await db.dispose()
 
     def context_for(self, request: TurnRequest, run_id: str) -> Context:
@@ -154,15 +185,28 @@ class Runner:
             approver_roles=s.approver_roles,
         )
 
-    def config_for(self, thread_id: str, run_id: str, user_id: str) -> RunnableConfig:
-        """Return the LangGraph config: thread, an explicit recursion limit, run metadata."""
+    def config_for(
+        self, thread_id: str, run_id: str, user_id: str, trace_id: str = ""
+    ) -> RunnableConfig:
+        """Return the LangGraph config: thread, an explicit recursion limit, run metadata.
+
+        The metadata names the thread and user the way Langfuse reads them (session and
+        user of the trace) and carries the trace id for any other callback.
+        """
         return {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": limits.recursion_limit(
                 self.settings.max_rounds, self.settings.verify_max_attempts
             ),
             "run_id": uuid.UUID(run_id),
-            "metadata": {"agentloop_run_id": run_id, "user_id": user_id, "thread_id": thread_id},
+            "metadata": {
+                "agentloop_run_id": run_id,
+                "user_id": user_id,
+                "thread_id": thread_id,
+                "trace_id": trace_id,
+                "langfuse_session_id": thread_id,
+                "langfuse_user_id": user_id,
+            },
         }
 
     async def run_turn(self, request: TurnRequest, on_event: EventSink | None = None) -> TurnResult:
@@ -194,7 +238,8 @@ class Runner:
         if snapshot.next:
             # An approved run that died before it finished (a crash, a killed worker):
             # finish it from its last checkpoint; the mutation's key stops a second write.
-            return await self._drive(None, request, "sync", on_event)
+            lineage = Lineage("resume", snapshot.values.get("run_id") or None)
+            return await self._drive(None, request, "sync", on_event, lineage)
         return TurnResult(request.thread_id, "", "refused", confirmation.nothing_pending())
 
     async def _resume(
@@ -223,7 +268,12 @@ class Runner:
         # The approval and what it sets off are checkpointed before each next step, so a
         # crash in between resumes from the decision instead of losing or repeating it.
         command: Command[Any] = Command(resume={interrupt_id: value})
-        return await self._drive(command, request, "sync", on_event)
+        lineage = Lineage(
+            "resume",
+            confirmation_request.get("run_id") or None,
+            confirmation_request.get("actor") or None,
+        )
+        return await self._drive(command, request, "sync", on_event, lineage)
 
     async def _drive(
         self,
@@ -231,11 +281,25 @@ class Runner:
         request: TurnRequest,
         durability: Durability,
         on_event: EventSink | None,
+        lineage: Lineage | None = None,
     ) -> TurnResult:
+        lineage = lineage or Lineage()
         run_id = str(uuid.uuid4())
-        config = self.config_for(request.thread_id, run_id, request.user_id)
+        # A resume joins the trace of the turn it carries on; the trace id is derived from
+        # that turn's run id, so any process resuming it finds the same trace.
+        trace_id = trace_id_for(lineage.parent_run_id or run_id)
+        actor = lineage.actor or request.user_id
+        config = self.config_for(request.thread_id, run_id, actor, trace_id)
+        usage = UsageCollector()
+        run_trace = self.tracing.start_run(trace_id)
+        config["callbacks"] = [usage, *(run_trace.callbacks if run_trace else [])]
+        config["run_name"] = "agent-resume" if lineage.kind == "resume" else "agent-turn"
+        audit = self._audit_start(request, run_id, trace_id, actor, lineage, graph_input)
         context = self.context_for(request, run_id)
-        await _emit(on_event, events.run_started(run_id, request.thread_id))
+        await _emit(
+            on_event,
+            events.run_started(run_id, request.thread_id, trace_id, lineage.parent_run_id),
+        )
         try:
             async with asyncio.timeout(self.settings.turn_timeout_s + _WATCHDOG_GRACE_S):
                 # subgraphs=True: the planner's events (plan, steps, its tool calls) reach
@@ -248,23 +312,67 @@ class Runner:
                     durability=durability,
                     subgraphs=True,
                 ):
+                    _observe(audit, run_trace, mode, chunk, nested=bool(_namespace))
                     if mode == "custom" and isinstance(chunk, dict):
                         await _emit(on_event, chunk)
             result = await self._result(request.thread_id, run_id, config)
         except (ModelConfigError, CheckpointerNotReadyError) as exc:
             logger.error("run %s: %s", run_id, exc)
-            return await self._failed(request.thread_id, run_id, str(exc), str(exc), on_event)
+            failed = await self._failed(request.thread_id, run_id, str(exc), str(exc), on_event)
+            self._audit_finish(audit, failed, usage, str(exc))
+            return failed
         except TimeoutError:
             logger.error("run %s exceeded the turn watchdog", run_id)
             text = replies.turn_timeout(self.settings.turn_timeout_s)
-            return await self._failed(request.thread_id, run_id, text, "timeout", on_event)
+            failed = await self._failed(request.thread_id, run_id, text, "timeout", on_event)
+            self._audit_finish(audit, failed, usage, "timeout")
+            return failed
         except Exception as exc:
             logger.exception("run %s failed", run_id)
             reason = f"{type(exc).__name__}: {exc}"
             text = replies.run_failed(run_id, reason)
-            return await self._failed(request.thread_id, run_id, text, reason, on_event)
+            failed = await self._failed(request.thread_id, run_id, text, reason, on_event)
+            self._audit_finish(audit, failed, usage, reason)
+            return failed
+        self._audit_finish(audit, result, usage, None)
         await _emit(on_event, events.run_completed(run_id, result.status))
         return result
+
+    def _audit_start(
+        self,
+        request: TurnRequest,
+        run_id: str,
+        trace_id: str,
+        actor: str,
+        lineage: Lineage,
+        graph_input: dict[str, Any] | Command[Any] | None,
+    ) -> RunAudit | None:
+        if self.audit is None:
+            return None
+        info = RunInfo(
+            run_id=run_id,
+            thread_id=request.thread_id,
+            user_id=actor,
+            trace_id=trace_id,
+            kind=lineage.kind,
+            parent_run_id=lineage.parent_run_id,
+            decided_by=request.user_id if lineage.kind == "resume" else None,
+            channel=request.channel,
+            input_text=request.message,
+            model=request.model or self.settings.model_spec(),
+        )
+        audit = self.audit.start(info)
+        audit.add_input(graph_input)
+        return audit
+
+    def _audit_finish(
+        self, audit: RunAudit | None, result: TurnResult, usage: UsageCollector, error: str | None
+    ) -> None:
+        if self.audit is None or audit is None:
+            return
+        self.audit.finish(
+            audit, status=result.status, output_text=result.text, error=error, usage=usage.calls
+        )
 
     async def pending(self, thread_id: str) -> ConfirmationRequest | None:
         """Return the thread's pending confirmation request, if any."""
@@ -332,6 +440,27 @@ class Runner:
     ) -> TurnResult:
         await _emit(on_event, events.run_failed(run_id, error))
         return TurnResult(thread_id=thread_id, run_id=run_id, status="failed", text=text)
+
+
+def _observe(
+    audit: RunAudit | None,
+    run_trace: RunTrace | None,
+    mode: str,
+    chunk: Any,
+    *,
+    nested: bool = False,
+) -> None:
+    # A nested graph's (the planner's) updates are its own state, not this run's messages.
+    if nested and mode == "updates":
+        return
+    if audit is not None:
+        try:
+            audit.observe(mode, chunk)
+        except Exception:
+            # The audit must never break a run; the traceback says what it could not read.
+            logger.exception("audit: could not read a %s chunk", mode)
+    if run_trace is not None:
+        run_trace.observe(mode, chunk)
 
 
 async def _emit(sink: EventSink | None, event: dict[str, Any]) -> None:

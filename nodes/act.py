@@ -165,6 +165,7 @@ class Act:
                 attempt=state.get("attempt", 0),
                 max_attempts=ctx.verify_max_attempts,
                 has_tools=len(self._registry) > 0,
+                context_type=ctx.context_type,
             )
         )
 

@@ -29,6 +29,17 @@ class SystemPromptInputs:
     attempt: int
     max_attempts: int
     has_tools: bool
+    context_type: str = "general"
+
+
+CONTEXT_TYPES = ("general", "client", "task", "task_create", "audit")
+
+
+def context_guidance(context_type: str) -> str:
+    """Return the guidance and required behaviours of a context type (`prompts/context_types`)."""
+    if context_type not in CONTEXT_TYPES:
+        raise ValueError(f"unknown context type {context_type!r}; expected one of {CONTEXT_TYPES}")
+    return section(f"context_types/{context_type}")
 
 
 def render(inputs: SystemPromptInputs) -> str:
@@ -39,6 +50,7 @@ def render(inputs: SystemPromptInputs) -> str:
     else:
         parts.append("You have no tools in this conversation; answer from what you know.")
     parts.append(section("safety"))
+    parts.append(context_guidance(inputs.context_type))
     parts.append(
         f"Today is {inputs.today:%A, %Y-%m-%d} ({inputs.timezone}). "
         f"You are talking with user {inputs.user_id} on {inputs.channel}."

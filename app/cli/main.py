@@ -21,6 +21,7 @@ from app.cli import logs
 from app.cli.render import LiveStatus, print_result
 from app.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
+from prompts.system import CONTEXT_TYPES
 
 app = typer.Typer(
     name="agentloop",
@@ -46,6 +47,10 @@ TodayOpt = Annotated[
     str | None, typer.Option("--today", help="Run as if today were this ISO date.")
 ]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr too.")]
+ContextTypeOpt = Annotated[
+    str,
+    typer.Option("--context-type", help=f"What kind of work this is: {', '.join(CONTEXT_TYPES)}."),
+]
 
 
 def _settings() -> Settings:
@@ -62,6 +67,15 @@ def _settings() -> Settings:
 def _check_role(role: str) -> None:
     if role not in ("viewer", "member", "admin"):
         err.print(f"[red]error:[/] --role must be viewer, member or admin, not {role!r}")
+        raise typer.Exit(2)
+
+
+def _check_context_type(context_type: str) -> None:
+    if context_type not in CONTEXT_TYPES:
+        err.print(
+            f"[red]error:[/] --context-type must be one of {', '.join(CONTEXT_TYPES)}, "
+            f"not {context_type!r}"
+        )
         raise typer.Exit(2)
 
 
@@ -83,12 +97,14 @@ def ask(
     role: RoleOpt = "member",
     model: ModelOpt = None,
     today: TodayOpt = None,
+    context_type: ContextTypeOpt = "general",
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Send one message to a thread and print the answer."""
     _check_role(role)
     _check_today(today)
+    _check_context_type(context_type)
     settings = _settings()
     logs.configure(settings.data_dir, verbose)
     request = TurnRequest(
@@ -98,6 +114,7 @@ def ask(
         user_role=role,
         model=model,
         today=today,
+        context_type=context_type,
     )
     result = asyncio.run(_once(settings, request, None, live=not json_output))
     _finish(result, json_output)
@@ -202,11 +219,13 @@ def chat(
     role: RoleOpt = "member",
     model: ModelOpt = None,
     today: TodayOpt = None,
+    context_type: ContextTypeOpt = "general",
     verbose: VerboseOpt = False,
 ) -> None:
     """Talk with the agent; an empty line or Ctrl-D ends the conversation."""
     _check_role(role)
     _check_today(today)
+    _check_context_type(context_type)
     settings = _settings()
     log_path = logs.configure(settings.data_dir, verbose)
     thread_id = thread or f"cli-{uuid.uuid4().hex[:8]}"
@@ -215,18 +234,20 @@ def chat(
         f"checkpointer [cyan]{settings.checkpointer_kind()}[/], thread [cyan]{thread_id}[/]\n"
         f"[dim]Logs: {log_path}. Empty line or Ctrl-D to quit.[/]"
     )
-    code = asyncio.run(_chat(settings, thread_id, user or getpass.getuser(), role, model, today))
+    base = TurnRequest(
+        thread_id=thread_id,
+        user_id=user or getpass.getuser(),
+        message="",
+        user_role=role,
+        model=model,
+        today=today,
+        context_type=context_type,
+    )
+    code = asyncio.run(_chat(settings, base))
     raise typer.Exit(code)
 
 
-async def _chat(
-    settings: Settings,
-    thread_id: str,
-    user: str,
-    role: str,
-    model: str | None,
-    today: str | None,
-) -> int:
+async def _chat(settings: Settings, base: TurnRequest) -> int:
     try:
         async with Runner.open(settings) as runner:
             while True:
@@ -237,14 +258,7 @@ async def _chat(
                     return 0
                 if not message.strip():
                     return 0
-                request = TurnRequest(
-                    thread_id=thread_id,
-                    user_id=user,
-                    message=message,
-                    user_role=role,
-                    model=model,
-                    today=today,
-                )
+                request = replace(base, message=message)
                 with LiveStatus(err) as status:
                     result = await runner.run_turn(request, on_event=status)
                 print_result(out, result)

@@ -15,6 +15,7 @@ from graph.context import Context
 from graph.planner_state import PlannerState
 from nodes.planner.prompting import PlannerModel, plan_listing, prompt
 from prompts import replies
+from prompts.system import context_guidance
 from tools.registry import ToolRegistry
 
 
@@ -41,9 +42,9 @@ class Step:
             runtime.stream_writer(events.agent_state("executing_plan", f"step {index + 1}"))
             total = len(plan["steps"])
             new.append(HumanMessage(content=f"Step {index + 1} of {total}: {step}"))
-        system = SystemMessage(
-            content=f"{prompt('planner')}\n\nThe plan:\n{plan_listing(plan['steps'])}"
-        )
+        guidance = context_guidance(ctx.context_type)
+        listing = plan_listing(plan["steps"])
+        system = SystemMessage(content=f"{prompt('planner')}\n\n{guidance}\n\nThe plan:\n{listing}")
         model = self._model.resolve(ctx.model).bind_tools(self._schemas)
         try:
             reply = await asyncio.wait_for(

@@ -1,0 +1,1 @@
+"""Observability and audit: Langfuse traces per run, token usage, the audit tables."""

@@ -1,0 +1,292 @@
+"""The audit trail: every run, its messages, tool calls and results, and token usage.
+
+A run's rows are collected from its stream while it runs and written in the background, so
+the audit never delays an answer; a failed write is logged with its traceback, never raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolMessage
+from sqlalchemy import inspect
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.db.engine import Database
+from app.db.models import AgentMessage, AgentRun, SkillEvent
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_CHARS = 300
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Who ran what, where, and how the run relates to the turn it belongs to."""
+
+    run_id: str
+    thread_id: str
+    user_id: str
+    trace_id: str
+    kind: str = "main"
+    parent_run_id: str | None = None
+    decided_by: str | None = None
+    channel: str = ""
+    input_text: str = ""
+    model: str | None = None
+
+
+@dataclass
+class _ToolTiming:
+    outcome: str = ""
+    duration_ms: float | None = None
+
+
+@dataclass
+class RunAudit:
+    """What one run did, gathered from its stream; `AuditLog.finish` writes it."""
+
+    info: RunInfo
+    started: float = field(default_factory=time.time)
+    messages: dict[str, BaseMessage] = field(default_factory=dict)
+    timings: dict[str, _ToolTiming] = field(default_factory=dict)
+
+    def add_input(self, graph_input: Any) -> None:
+        """Record the messages the run starts with (a new turn's message)."""
+        if isinstance(graph_input, dict):
+            for message in graph_input.get("messages") or []:
+                self._add(message)
+
+    def observe(self, mode: str, chunk: Any) -> None:
+        """Follow the run's stream: node updates carry messages, events tool timings."""
+        if mode == "updates" and isinstance(chunk, dict):
+            for update in chunk.values():
+                if isinstance(update, dict):
+                    for message in update.get("messages") or []:
+                        self._add(message)
+        elif mode == "custom" and isinstance(chunk, dict) and chunk.get("type") == "tool.result":
+            self.timings[chunk["id"]] = _ToolTiming(
+                chunk.get("outcome", ""), chunk.get("duration_ms")
+            )
+
+    def _add(self, message: Any) -> None:
+        if not isinstance(message, BaseMessage) or isinstance(message, RemoveMessage):
+            return
+        # A node may rewrite a message in place (same id): the audit keeps the last version.
+        self.messages[message.id or f"_{len(self.messages)}"] = message
+
+
+class AuditLog:
+    """Writes runs to the workspace database's audit tables (off when they don't exist)."""
+
+    def __init__(self, db: Database) -> None:
+        """Audit into `db`."""
+        self.db = db
+        self._ready: bool | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._started: dict[str, asyncio.Task[None]] = {}
+
+    def start(self, info: RunInfo) -> RunAudit:
+        """Begin a run's audit: its row (status running) is written in the background."""
+        audit = RunAudit(info)
+        task = self._spawn(self._write_start(audit))
+        self._started[info.run_id] = task
+        return audit
+
+    def finish(
+        self,
+        audit: RunAudit,
+        *,
+        status: str,
+        output_text: str = "",
+        error: str | None = None,
+        usage: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Write the run's outcome, messages, tool calls and usage in the background."""
+        started = self._started.pop(audit.info.run_id, None)
+        self._spawn(self._write_finish(audit, started, status, output_text, error, usage or []))
+
+    async def drain(self) -> None:
+        """Wait for every pending write (before the database closes)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    def _spawn(self, coro: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _is_ready(self) -> bool:
+        if self._ready is None:
+            try:
+                async with self.db.engine.connect() as conn:
+                    self._ready = await conn.run_sync(
+                        lambda sync: inspect(sync).has_table("agent_runs")
+                    )
+            except (SQLAlchemyError, OSError):
+                logger.warning("audit: the workspace database is unreachable", exc_info=True)
+                self._ready = False
+            if not self._ready:
+                logger.warning("audit off: no agent_runs table (run `agentloop db upgrade`)")
+        return self._ready
+
+    async def _write_start(self, audit: RunAudit) -> None:
+        try:
+            if not await self._is_ready():
+                return
+            async with self.db.session() as session:
+                session.add(_run_row(audit, "running"))
+                await session.commit()
+        except Exception:
+            logger.exception("audit: could not record the start of run %s", audit.info.run_id)
+
+    async def _write_finish(
+        self,
+        audit: RunAudit,
+        started: asyncio.Task[None] | None,
+        status: str,
+        output_text: str,
+        error: str | None,
+        usage: list[dict[str, Any]],
+    ) -> None:
+        if started is not None:
+            await started
+        try:
+            if not await self._is_ready():
+                return
+            row = _run_row(audit, status)
+            row.output_text = output_text
+            row.error = error
+            row.usage = usage
+            row.input_tokens = sum(int(c.get("input_tokens", 0)) for c in usage)
+            row.output_tokens = sum(int(c.get("output_tokens", 0)) for c in usage)
+            models = [c["model"] for c in usage if c.get("model")]
+            row.model = models[-1] if models else audit.info.model
+            finished = time.time()
+            row.finished_at = datetime.fromtimestamp(finished, UTC)
+            row.duration_ms = round((finished - audit.started) * 1000, 2)
+            async with self.db.session() as session:
+                await session.merge(row)
+                session.add_all(_message_rows(audit, usage))
+                session.add_all(_skill_rows(audit))
+                await session.commit()
+        except Exception:
+            logger.exception("audit: could not record run %s", audit.info.run_id)
+
+
+def _run_row(audit: RunAudit, status: str) -> AgentRun:
+    info = audit.info
+    return AgentRun(
+        id=info.run_id,
+        kind=info.kind,
+        parent_run_id=info.parent_run_id,
+        thread_id=info.thread_id,
+        user_id=info.user_id,
+        decided_by=info.decided_by,
+        channel=info.channel,
+        trace_id=info.trace_id,
+        status=status,
+        input_text=info.input_text,
+        output_text="",
+        model=info.model,
+        input_tokens=0,
+        output_tokens=0,
+        usage=[],
+        started_at=datetime.fromtimestamp(audit.started, UTC),
+    )
+
+
+def _message_rows(audit: RunAudit, usage: list[dict[str, Any]]) -> list[AgentMessage]:
+    # Model calls and AI messages line up in order for the act node's calls.
+    act_calls = iter([c for c in usage if c.get("node") == "act"])
+    rows: list[AgentMessage] = []
+    for seq, message in enumerate(audit.messages.values()):
+        row = AgentMessage(
+            run_id=audit.info.run_id,
+            thread_id=audit.info.thread_id,
+            seq=seq,
+            role=message.type,
+            content=message.text,
+            tool_calls=[],
+        )
+        if isinstance(message, AIMessage):
+            row.tool_calls = _jsonable(
+                [{"id": c["id"], "name": c["name"], "args": c["args"]} for c in message.tool_calls]
+            )
+            call = next(act_calls, None)
+            tokens: dict[str, Any] = dict(message.usage_metadata or {})
+            row.model = message.response_metadata.get("model_name") or (call or {}).get("model")
+            row.input_tokens = tokens.get("input_tokens", (call or {}).get("input_tokens"))
+            row.output_tokens = tokens.get("output_tokens", (call or {}).get("output_tokens"))
+        if isinstance(message, ToolMessage):
+            row.tool_call_id = message.tool_call_id
+            row.name = message.name
+        rows.append(row)
+    return rows
+
+
+def _skill_rows(audit: RunAudit) -> list[SkillEvent]:
+    info = audit.info
+    rows: list[SkillEvent] = []
+    for message in audit.messages.values():
+        if isinstance(message, AIMessage):
+            calls: list[tuple[str, str, Any]] = [
+                (c["id"] or "", c["name"], c["args"]) for c in message.tool_calls
+            ]
+            calls += [
+                (c.get("id") or "", c.get("name") or "?", c.get("args"))
+                for c in message.invalid_tool_calls
+            ]
+            for call_id, name, args in calls:
+                payload = {"args": _jsonable(args)}
+                rows.append(
+                    SkillEvent(
+                        run_id=info.run_id,
+                        thread_id=info.thread_id,
+                        tool_call_id=call_id,
+                        event_type="skill_call",
+                        skill_id=name,
+                        payload=payload,
+                        payload_summary=_summary(payload["args"]),
+                    )
+                )
+        elif isinstance(message, ToolMessage):
+            timing = audit.timings.get(message.tool_call_id, _ToolTiming())
+            result = _parse(message.text)
+            rows.append(
+                SkillEvent(
+                    run_id=info.run_id,
+                    thread_id=info.thread_id,
+                    tool_call_id=message.tool_call_id,
+                    event_type="skill_result",
+                    skill_id=message.name or "?",
+                    payload={"result": result},
+                    payload_summary=_summary(result),
+                    status=str(message.additional_kwargs.get("outcome") or timing.outcome),
+                    duration_ms=timing.duration_ms,
+                )
+            )
+    return rows
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return text
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def _summary(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS] + "…"

@@ -1,0 +1,46 @@
+"""Masks secrets and configured fields in everything a trace carries (Langfuse's `mask=`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+MASK = "[masked]"
+SECRET_FIELDS = frozenset(
+    {"password", "passwd", "secret", "api_key", "apikey", "token", "access_token", "authorization"}
+)
+"""Field names masked whatever the configuration says."""
+_SECRET_VALUES = re.compile(
+    r"(?:sk-[A-Za-z0-9_\-]{16,}"  # OpenAI-style keys
+    r"|(?:pk|sk)-lf-[A-Za-z0-9\-]{8,}"  # Langfuse keys
+    r"|xox[abposr]-[A-Za-z0-9\-]{10,}"  # Slack tokens
+    r"|Bearer\s+[A-Za-z0-9._\-]{16,})"
+)
+
+
+class Masker:
+    """Replaces values of secret or configured fields and secret-looking strings, recursively."""
+
+    def __init__(self, fields: Iterable[str] = ()) -> None:
+        self._fields = SECRET_FIELDS | {f.strip().casefold() for f in fields if f.strip()}
+
+    def __call__(self, *, data: Any, **_: Any) -> Any:
+        """Return `data` with secrets masked (the signature Langfuse's `mask=` calls)."""
+        return self._mask(data, 0)
+
+    def _mask(self, value: Any, depth: int) -> Any:
+        if isinstance(value, str):
+            return _SECRET_VALUES.sub(MASK, value) if len(value) >= 16 else value
+        if depth > 20:
+            return value
+        if isinstance(value, dict):
+            return {
+                key: MASK
+                if isinstance(key, str) and key.casefold() in self._fields
+                else self._mask(item, depth + 1)
+                for key, item in value.items()
+            }
+        if isinstance(value, list | tuple):
+            return [self._mask(item, depth + 1) for item in value]
+        return value
