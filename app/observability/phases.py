@@ -51,7 +51,12 @@ class PhaseCallbackHandler(CallbackHandler):
         node = (metadata or {}).get("langgraph_node")
         call_ids: list[str] = []
         if parent_run_id in self._phases and any(t.startswith("seq:step:") for t in tags or ()):
+            # An edge of the node (router, writes): no span of its own; anything it runs
+            # nests under the phase.
             self._skipped.add(run_id)
+            self._track_run(run_id=run_id, parent_run_id=parent_run_id, metadata=metadata)
+            if parent_run_id in self._runs:
+                self._runs[run_id] = self._runs[parent_run_id]
             return None
         if parent_run_id is None:
             self._roots.add(run_id)
@@ -87,6 +92,7 @@ class PhaseCallbackHandler(CallbackHandler):
         """Close the run's span with a compact output."""
         if run_id in self._skipped:
             self._skipped.discard(run_id)
+            self._runs.pop(run_id, None)
             return None
         kwargs.pop("inputs", None)
         if run_id in self._roots:
@@ -108,6 +114,7 @@ class PhaseCallbackHandler(CallbackHandler):
         """Close the run's span as failed (or paused, for an interrupt)."""
         if run_id in self._skipped:
             self._skipped.discard(run_id)
+            self._runs.pop(run_id, None)
             return None
         kwargs.pop("inputs", None)
         self._roots.discard(run_id)
