@@ -186,3 +186,33 @@ def test_chat_asks_inline_and_runs_the_approved_change(
     assert "approve?" in proc.stdout
     assert DONE["content"] in proc.stdout
     assert task_count(workspace_url) == 1
+
+
+def test_a_change_inside_the_planner_resumes_in_a_new_process(
+    workspace_url, tmp_path, write_script
+) -> None:
+    env = env_for(workspace_url, tmp_path)
+    plan = {"tool_calls": [{"name": "create_plan", "args": {"objective": "Onboard Garlic Press"}}]}
+    steps = {"content": json.dumps({"steps": ["Check the mapping", "Create the task"]})}
+    lookup = {"tool_calls": [{"name": "resolve_brand", "args": {"brand": "Garlic Press"}}]}
+    asked = ask_json(
+        "onboard Garlic Press",
+        "--thread",
+        "t-plan",
+        "--model",
+        write_script([plan, steps, lookup, {"content": "Mapped."}, CREATE]),
+        env=env,
+    )
+    assert asked["status"] == "needs_confirmation", asked
+    [proposal] = asked["interrupts"][0]["proposals"]
+    assert proposal["tool"] == "create_task"
+
+    model = write_script([{"content": "Created."}, {"content": "Onboarded Garlic Press."}])
+    resumed = agentloop(
+        "resume", "--thread", "t-plan", "--approve", env={**env, "AGENTLOOP_MODEL": model}
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Onboarded Garlic Press." in resumed.stdout
+    # The live status lists each tool call the resumed process ran: only the approved one.
+    assert "create_task(" in resumed.stderr and "resolve_brand(" not in resumed.stderr
+    assert task_count(workspace_url) == 1
