@@ -22,6 +22,7 @@ from app.context.turn import turn_start
 from app.db.engine import Database, open_database
 from app.models import ModelResolver
 from graph import events
+from graph.asker import asker_of
 from graph.context import Context
 from graph.state import ActUpdate, AgentState
 from prompts import replies, system
@@ -109,7 +110,8 @@ class Act:
         messages = state["messages"]
         model = self._resolver().resolve(ctx.compaction_model or ctx.model)
         memory_tool = self._registry.get(MEMORY_TOOL)
-        if memory_tool is not None and ctx.user_role not in memory_tool.roles:
+        asker = asker_of(state, ctx)  # an approver's resume still writes as the asker
+        if memory_tool is not None and asker.role not in memory_tool.roles:
             memory_tool = None  # the actor may not store notes; the flush has nothing to do
         thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
         number = state.get("compactions", 0) + 1
@@ -119,8 +121,8 @@ class Act:
         tool_ctx = ToolContext(
             today=run_date(ctx),
             timezone=ctx.timezone,
-            user_id=ctx.user_id,
-            user_role=ctx.user_role,
+            user_id=asker.user_id,
+            user_role=asker.role,
             run_id=state.get("run_id", ""),
             thread_id=thread_id,
             db=db,

@@ -65,5 +65,8 @@ async def guard(state: AgentState, runtime: Runtime[Context]) -> GuardUpdate:
         update["status"] = "completed"
         return update
     if cleaned != text:
-        update["messages"] = [HumanMessage(content=cleaned, id=last.id)]
+        # Keep the author the runner stamped on the message (who the turn acts for).
+        update["messages"] = [
+            HumanMessage(content=cleaned, id=last.id, additional_kwargs=last.additional_kwargs)
+        ]
     return update

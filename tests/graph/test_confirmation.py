@@ -290,3 +290,20 @@ async def test_a_crash_after_the_side_effect_replays_instead_of_repeating(
     assert await tasks(workspace) == 1
     async with workspace.session() as session:
         assert await session.scalar(select(func.count()).select_from(MutationReceipt)) == 1
+
+
+async def test_an_approved_change_runs_as_the_asker_even_after_guard_rewrites_it(
+    open_runner, write_script, workspace, workspace_url
+) -> None:
+    """An admin approves a member's long (truncated by guard) request: the change is
+    recorded as the member's, because the author stamped on the message survives."""
+    spec = write_script([CREATE, DONE])
+    async with open_runner(model=spec, database_url=workspace_url) as runner:
+        paused = await runner.run_turn(ask("make the task " + "x" * 40_000, user="U0ADA"))
+        assert paused.interrupts[0]["actor"] == "U0ADA"
+        admin = ask(user="U0ROOT", user_role="admin")
+        done = await runner.resume(admin, {"decision": "approve"})
+    assert done.status == "completed"
+    async with workspace.session() as session:
+        actors = (await session.scalars(select(MutationReceipt.actor))).all()
+    assert actors == ["U0ADA"]
