@@ -1,0 +1,129 @@
+"""Slack's retries start no second run; unsigned requests are refused; stop cancels a turn."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import func, select
+
+from app.db.engine import open_database
+from app.db.models import ProcessedEvent
+from app.slack.stopping import STOPPED
+from tests.support.slack_api import mention, message
+
+ANSWER = {"content": "Garlic Press belongs to Thorinox.", "delay_s": 0.3}
+
+
+async def test_a_retried_event_starts_one_run(open_slack_app) -> None:
+    async with open_slack_app([ANSWER]) as slack:
+        event = mention("C1", "U0GRACE", "who owns Garlic Press?", "100.1")
+        assert await slack.sender.event(event, event_id="Ev0RETRY") == 200
+        # Slack's retries: same event id, with X-Slack-Retry-Num, while the run is going.
+        assert await slack.sender.event(event, event_id="Ev0RETRY", retry=1) == 200
+        assert await slack.sender.event(event, event_id="Ev0RETRY", retry=2) == 200
+        await slack.api.wait_for("chat.update", text=ANSWER["content"])
+        await asyncio.sleep(0.3)
+        history = await slack.runtime.conversations.runner.history("T0TEAM:C1:100.1")
+        db = open_database(slack.settings)
+        async with db.session() as session:
+            rows = await session.scalar(
+                select(func.count())
+                .select_from(ProcessedEvent)
+                .where(ProcessedEvent.event_id == "Ev0RETRY")
+            )
+        await db.dispose()
+    assert len(slack.api.made("chat.postMessage")) == 1
+    assert [m.type for m in history] == ["human", "ai"]
+    assert rows == 1
+
+
+async def test_an_expired_event_id_may_run_again(open_slack_app, slack_settings) -> None:
+    short = slack_settings.model_copy(update={"processed_event_ttl_s": 0.2})
+    turns = [
+        {"content": "Garlic Press belongs to Thorinox."},
+        {"content": "Garlic Press still belongs to Thorinox."},
+    ]
+    async with open_slack_app(turns, slack=short) as slack:
+        event = mention("C1", "U0GRACE", "who owns Garlic Press?", "150.1")
+        await slack.sender.event(event, event_id="Ev0OLD")
+        await slack.api.wait_for("chat.update", text=turns[0]["content"])
+        await asyncio.sleep(0.3)
+        await slack.sender.event(event, event_id="Ev0OLD", retry=1)
+        await slack.api.wait_for("chat.update", text=turns[1]["content"])
+
+
+async def test_a_bad_signature_is_refused_with_401(open_slack_app) -> None:
+    async with open_slack_app([ANSWER]) as slack:
+        event = mention("C1", "U0GRACE", "who owns Garlic Press?", "200.1")
+        assert await slack.sender.event(event, secret="not-the-secret") == 401
+        await asyncio.sleep(0.3)
+    assert slack.api.made("chat.postMessage") == []
+
+
+async def test_stop_in_the_thread_cancels_the_turn_and_the_next_one_works(open_slack_app) -> None:
+    turns = [
+        {"content": "never sent", "delay_s": 2},
+        {"content": "Garlic Press belongs to Thorinox."},
+    ]
+    async with open_slack_app(turns) as slack:
+        await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "300.1"))
+        await slack.api.wait_for("chat.postMessage")
+        await asyncio.sleep(0.2)
+        await slack.sender.event(message("C1", "U0GRACE", "stop", "300.2", "300.1"))
+        await slack.api.wait_for("chat.update", text=STOPPED, within=5)
+        runner = slack.runtime.conversations.runner
+        snapshot = await runner.graph.aget_state({"configurable": {"thread_id": "T0TEAM:C1:300.1"}})
+        assert snapshot.next == ()
+        await slack.sender.event(
+            message("C1", "U0GRACE", "who owns Garlic Press?", "300.3", "300.1")
+        )
+        await slack.api.wait_for("chat.update", text=turns[1]["content"])
+        history = await runner.history("T0TEAM:C1:300.1")
+    assert [m.type for m in history] == ["human", "ai", "human", "ai"]
+    assert history[1].text == STOPPED
+
+
+async def test_the_stop_command_cancels_the_channels_running_turn(open_slack_app) -> None:
+    async with open_slack_app([{"content": "never sent", "delay_s": 2}]) as slack:
+        await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "400.1"))
+        await slack.api.wait_for("chat.postMessage")
+        await asyncio.sleep(0.2)
+        fields = {
+            "command": "/agentloop",
+            "text": "stop",
+            "team_id": "T0TEAM",
+            "channel_id": "C1",
+            "user_id": "U0GRACE",
+            "trigger_id": "1.2.3",
+        }
+        status, body = await slack.sender.command(fields)
+        assert status == 200 and "Stopped 1 running turn" in body
+        await slack.api.wait_for("chat.update", text=STOPPED, within=5)
+        status, body = await slack.sender.command(fields)
+        assert "Nothing is running" in body
+
+
+async def test_a_second_message_waits_for_the_first_and_is_answered_after_it(
+    open_slack_app,
+) -> None:
+    turns = [
+        {"content": "First: Garlic Press belongs to Thorinox.", "delay_s": 0.5},
+        {"content": "Second: Distex has a Garlic Press brand too."},
+    ]
+    async with open_slack_app(turns) as slack:
+        await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "500.1"))
+        await slack.api.wait_for("chat.postMessage")
+        await slack.sender.event(
+            message("C1", "U0LINUS", "and does Distex have Garlic Press?", "500.2", "500.1")
+        )
+        second = await slack.api.wait_for("chat.update", text=turns[1]["content"])
+        [first] = slack.api.made("chat.update", text=turns[0]["content"])
+        history = await slack.runtime.conversations.runner.history("T0TEAM:C1:500.1")
+    assert first.at < second[0].at
+    assert any("waiting for the previous message" in t for t in slack.api.texts())
+    assert [m.text for m in history] == [
+        "who owns Garlic Press?",
+        turns[0]["content"],
+        "and does Distex have Garlic Press?",
+        turns[1]["content"],
+    ]
