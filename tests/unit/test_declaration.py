@@ -15,7 +15,7 @@ def test_every_registered_tool_declares_kind_and_roles() -> None:
     registry = default_registry()
     assert len(registry) > 0
     for tool in registry.tools():
-        assert tool.kind in ("read_only", "mutating"), tool.name
+        assert tool.kind in ("read_only", "mutating", "delegate"), tool.name
         assert tool.roles and tool.roles <= set(ROLES), tool.name
         assert tool.description.strip(), tool.name
         schema = tool.openai_schema()["function"]
