@@ -1,0 +1,178 @@
+"""Langfuse tracing through the real SDK, exported over OTLP/HTTP to a receiver on loopback."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.models import ModelResolver
+from app.observability.langfuse_client import LangfuseSettings
+from app.observability.masking import MASK
+from app.observability.tracing import Tracing, trace_id_for
+from app.settings import Settings
+from graph.runner import Runner, TurnRequest
+from tests.support.cli import agentloop, ask_json
+from tests.support.openai_stub import OpenAIStub, ToolCall, text, tools
+from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan
+from tools import calendar
+from tools.registry import ToolRegistry
+
+PHASES = ["phase-guard", "phase-gather", "phase-act", "phase-tools", "phase-verify"]
+SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
+
+
+@pytest.fixture
+def receiver() -> Iterator[OtlpReceiver]:
+    with OtlpReceiver() as server:
+        yield server
+
+
+def tracing_to(base_url: str, **extra: Any) -> Tracing:
+    # Langfuse keeps one client per public key for the process: a fresh key per test.
+    settings = LangfuseSettings(
+        public_key=f"pk-lf-{uuid.uuid4().hex}", secret_key="sk-lf-test", base_url=base_url, **extra
+    )
+    return Tracing.from_settings(settings)
+
+
+def one(receiver: OtlpReceiver, name: str) -> ReceivedSpan:
+    [span] = receiver.named(name)
+    return span
+
+
+async def test_a_turn_is_one_trace_with_a_span_per_phase(
+    receiver: OtlpReceiver, make_settings: Callable[..., Settings]
+) -> None:
+    call = ToolCall("resolve_holiday", json.dumps({"holiday_name": "christmas"}))
+    async with OpenAIStub(tools(call), text("Christmas is on 2025-12-25.")) as stub:
+        settings = make_settings(
+            model="openai:gpt-4o-mini", openai_base_url=stub.base_url, model_max_retries=0
+        )
+        registry = ToolRegistry([calendar.resolve_holiday])
+        tracing = tracing_to(receiver.base_url, mask_fields="holiday_name")
+        async with Runner.open(settings, registry, ModelResolver(settings), tracing) as runner:
+            request = TurnRequest(
+                thread_id="t-trace",
+                user_id="U0GRACE",
+                message=f"When is Christmas? my key is {SECRET}",
+                today="2025-06-01",
+            )
+            result = await runner.run_turn(request)
+    assert result.status == "completed"
+
+    root = one(receiver, "agent-turn")
+    trace_id = trace_id_for(result.run_id)
+    assert {span.trace_id for span in receiver.spans} == {trace_id}
+    assert root.attributes["session.id"] == "t-trace"
+    assert root.attributes["user.id"] == "U0GRACE"
+    assert root.json_attr("langfuse.observation.output")["final_text"] == result.text
+
+    for name in [*PHASES, "phase-finalize"]:
+        assert {s.parent_span_id for s in receiver.named(name)} == {root.span_id}, name
+    assert len(receiver.named("phase-act")) == 2
+    gather = one(receiver, "phase-gather")
+    assert gather.json_attr("langfuse.observation.input")["user_input"].startswith("When is")
+    verify = one(receiver, "phase-verify")
+    assert verify.json_attr("langfuse.observation.input")["draft_chars"] == len(result.text)
+    assert verify.json_attr("langfuse.observation.output") == {"feedback": []}
+
+    tools_span = one(receiver, "phase-tools")
+    tool = one(receiver, "tool-resolve_holiday")
+    assert tool.parent_span_id == tools_span.span_id
+    assert tool.attributes["langfuse.observation.type"] == "tool"
+    assert tool.json_attr("langfuse.observation.output")["start"] == "2025-12-25"
+    assert tool.json_attr("langfuse.observation.input") == {"holiday_name": MASK}
+    assert tools_span.start_ns <= tool.start_ns <= tool.end_ns <= tools_span.end_ns
+
+    acts = {s.span_id for s in receiver.named("phase-act")}
+    generations = [
+        s for s in receiver.spans if s.attributes.get("langfuse.observation.type") == "generation"
+    ]
+    assert len(generations) == 2 and {g.parent_span_id for g in generations} == acts
+    for generation in generations:
+        usage = generation.json_attr("langfuse.observation.usage_details")
+        assert usage["input"] == 11 and usage["output"] == 7
+        assert generation.attributes["langfuse.observation.model.name"] == "gpt-4o-mini"
+
+    everything = json.dumps([s.attributes for s in receiver.spans])
+    assert SECRET not in everything and MASK in everything
+    assert not [s for s in receiver.spans if s.name.startswith("route_")]
+
+
+def test_a_confirmation_resumed_in_a_new_process_joins_the_trace(
+    receiver: OtlpReceiver, workspace_url: str, tmp_path: Path, write_script
+) -> None:
+    env = {
+        "DATABASE_URL": workspace_url,
+        "AGENTLOOP_DATA_DIR": str(tmp_path / "data"),
+        "LANGFUSE_PUBLIC_KEY": f"pk-lf-{uuid.uuid4().hex}",
+        "LANGFUSE_SECRET_KEY": "sk-lf-test",
+        "LANGFUSE_BASE_URL": receiver.base_url,
+    }
+    upgrade = agentloop("db", "upgrade", env=env)
+    assert upgrade.returncode == 0, upgrade.stderr
+    create = {
+        "tool_calls": [
+            {
+                "name": "create_task",
+                "args": {"client": "Thorinox", "brand": "Garlic Press", "title": "Refresh images"},
+            }
+        ]
+    }
+    model = write_script([create])
+    asked = ask_json(
+        "make the task", "--thread", "t-res", "--user", "U0GRACE", "--model", model, env=env
+    )
+    assert asked["status"] == "needs_confirmation", asked
+    resume_env = {**env, "AGENTLOOP_MODEL": write_script([{"content": "Done: created."}])}
+    proc = agentloop(
+        "resume", "--thread", "t-res", "--approve", "--user", "U0GRACE", "--json", env=resume_env
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["run_id"] == asked["run_id"]
+
+    trace_id = trace_id_for(asked["run_id"])
+    turn, resumed = one(receiver, "agent-turn"), one(receiver, "agent-resume")
+    assert turn.trace_id == resumed.trace_id == trace_id
+    assert resumed.attributes["session.id"] == "t-res"
+    assert resumed.attributes["user.id"] == "U0GRACE"
+    by_parent = {
+        root.span_id: {s.name for s in receiver.spans if s.parent_span_id == root.span_id}
+        for root in (turn, resumed)
+    }
+    assert {"phase-guard", "phase-gather", "phase-act", "phase-confirm"} <= by_parent[turn.span_id]
+    assert "phase-tools" not in by_parent[turn.span_id]
+    assert {"phase-confirm", "phase-tools", "phase-act", "phase-verify"} <= by_parent[
+        resumed.span_id
+    ]
+    tool = one(receiver, "tool-create_task")
+    assert tool.trace_id == trace_id
+    assert json.loads(tool.attributes["langfuse.observation.output"])
+    assert {s.trace_id for s in receiver.spans} == {trace_id}
+
+
+async def test_langfuse_down_leaves_the_agent_unaffected(
+    make_settings: Callable[..., Settings], write_script
+) -> None:
+    with OtlpReceiver() as gone:
+        url = gone.base_url  # a port nothing listens on once the receiver is closed
+    settings = make_settings(model=write_script([{"content": "Hello."}]))
+    tracing = tracing_to(url)
+    async with Runner.open(settings, tracing=tracing) as runner:
+        started = time.perf_counter()
+        result = await runner.run_turn(TurnRequest("t-down", "U1", "hi"))
+        elapsed = time.perf_counter() - started
+    assert result.status == "completed" and result.text == "Hello."
+    assert elapsed < 2.0
+
+
+def test_without_keys_tracing_is_off() -> None:
+    assert not Tracing.from_settings(LangfuseSettings(_env_file=None)).enabled
+    only_public = LangfuseSettings(_env_file=None, public_key="pk-lf-x")
+    assert not Tracing.from_settings(only_public).enabled
