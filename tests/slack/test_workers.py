@@ -1,0 +1,141 @@
+"""Two HTTP worker processes on one Postgres serialize a thread: no overlap, no fork."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from app.settings import Settings
+from app.slack.formatting import QUEUED, status_text
+from checkpoints.savers import open_checkpointer, setup_checkpointer
+from tests.conftest import PG_ADMIN_URL
+from tests.slack.conftest import SECRET
+from tests.support.slack_api import MockSlackApi, SlackSender, mention
+
+pytestmark = pytest.mark.postgres
+ROOT = Path(__file__).resolve().parents[2]
+ANSWER = "Garlic Press belongs to Thorinox."
+THREAD = "T0TEAM:C1:900.1"
+
+
+@pytest.fixture
+def pg_workspace(pg_template: str, pg_url: str) -> Iterator[str]:
+    base = pg_url.rpartition("/")[0]
+    name = f"{pg_template}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"')
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_worker(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "app.slack", "--http", "--host", "127.0.0.1"]
+    return subprocess.Popen(
+        [*command, "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+
+
+def wait_listening(port: int, worker: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if worker.poll() is not None:
+            raise AssertionError(f"worker exited: {log.read_text()}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"worker not listening: {log.read_text()}")
+
+
+async def test_two_workers_answer_one_threads_messages_in_turn(
+    pg_workspace: str, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, database_url=pg_workspace, data_dir=tmp_path / "data")
+    await setup_checkpointer(settings)
+    script = tmp_path / "script.json"
+    # Each process replays its script from the start: one slow answer per worker.
+    script.write_text(json.dumps([{"content": ANSWER, "delay_s": 1.0}]))
+    with MockSlackApi() as api:
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("AGENTLOOP_", "SLACK_"))},
+            "DATABASE_URL": pg_workspace,
+            "AGENTLOOP_MODEL": f"scripted:{script}",
+            "AGENTLOOP_DATA_DIR": str(tmp_path / "data"),
+            "SLACK_BOT_TOKEN": "xoxb-test",
+            "SLACK_SIGNING_SECRET": SECRET,
+            "SLACK_API_URL": api.url,
+            "SLACK_STATUS_INTERVAL_S": "0",
+        }
+        ports = [free_port(), free_port()]
+        logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
+        workers = [start_worker(p, env, log) for p, log in zip(ports, logs, strict=True)]
+        try:
+            for port, worker, log in zip(ports, workers, logs, strict=True):
+                await asyncio.to_thread(wait_listening, port, worker, log)
+            a, b = (SlackSender(f"http://127.0.0.1:{p}/slack/events", SECRET) for p in ports)
+            statuses = await asyncio.gather(
+                a.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "900.2", "900.1")),
+                b.event(
+                    mention("C1", "U0LINUS", "does Thorinox own Garlic Press?", "900.3", "900.1")
+                ),
+            )
+            assert statuses == [200, 200]
+            answers = await api.wait_for("chat.update", within=40, count=2, text=ANSWER)
+        finally:
+            for worker in workers:
+                worker.terminate()
+            for worker in workers:
+                worker.wait(10)
+    placeholders = {
+        c.args["ts"]: c for c in api.made("chat.update") if c.args["text"] == status_text(QUEUED)
+    }
+    # One message found the thread busy in the other process and waited its turn…
+    assert len(placeholders) == 1
+    [waited] = placeholders
+    first, second = answers
+    assert second.args["ts"] == waited and first.args["ts"] != waited
+    assert second.at - first.at >= 0.9  # …and ran its own (1 s) model call after the first.
+
+    async with open_checkpointer(settings) as saver:
+        config = {"configurable": {"thread_id": THREAD}}
+        checkpoints = [c async for c in saver.alist(config)]
+        latest = await saver.aget_tuple(config)
+    ids = {c.config["configurable"]["checkpoint_id"] for c in checkpoints}
+    parents = [
+        c.parent_config["configurable"]["checkpoint_id"] for c in checkpoints if c.parent_config
+    ]
+    # One chain: every checkpoint but the first has a parent, and no parent has two children.
+    assert len(parents) == len(checkpoints) - 1
+    assert len(set(parents)) == len(parents)
+    assert set(parents) <= ids
+    assert latest is not None
+    messages = latest.checkpoint["channel_values"]["messages"]
+    assert [m.type for m in messages] == ["human", "ai", "human", "ai"]
+    assert {messages[0].text, messages[2].text} == {
+        "who owns Garlic Press?",
+        "does Thorinox own Garlic Press?",
+    }
