@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -46,6 +47,14 @@ class SlackHarness:
         finally:
             await db.dispose()
         return int(found or 0)
+
+
+@pytest.fixture(autouse=True)
+def _no_slack_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No developer Slack setting leaks into a test (monkeypatch restores them)."""
+    for name in list(os.environ):
+        if name.startswith("SLACK_"):
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture
