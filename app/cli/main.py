@@ -1,4 +1,4 @@
-"""`agentloop` commands: chat, ask, resume, db upgrade, seed."""
+"""`agentloop` commands: chat, ask, resume, runs, db upgrade, seed."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from rich.console import Console
 
 from app.cli import logs
 from app.cli.render import LiveStatus, print_result
+from app.cli.runs import runs_app
 from app.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
 from prompts.system import CONTEXT_TYPES
@@ -32,6 +33,7 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database set-up.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+app.add_typer(runs_app, name="runs")
 
 out = Console()
 err = Console(stderr=True)

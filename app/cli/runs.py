@@ -1,0 +1,152 @@
+"""`agentloop runs`: the audit of runs — list them, or show one with everything it did."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from app.db.engine import open_database
+from app.observability import queries
+from app.settings import Settings
+
+runs_app = typer.Typer(help="The audit of runs: what the agent did and why.", no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _settings() -> Settings:
+    from app.cli.main import _settings as settings
+
+    return settings()
+
+
+@runs_app.command("list")
+def list_runs(
+    thread: Annotated[str | None, typer.Option("--thread", "-t", help="Only this thread.")] = None,
+    tool: Annotated[
+        str | None, typer.Option("--tool", help="Only runs in which this tool was called.")
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option("--status", help="completed, needs_confirmation, refused, failed, running."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many, newest first.")] = 50,
+    json_output: JsonOpt = False,
+) -> None:
+    """List runs, newest first."""
+    settings = _settings()
+    rows = _run(settings, queries.list_runs, thread=thread, tool=tool, status=status, limit=limit)
+    if json_output:
+        sys.stdout.write(json.dumps([queries.run_json(r) for r in rows], default=str) + "\n")
+        return
+    table = Table(title=f"{len(rows)} run(s)", show_lines=False)
+    for column in ("run", "kind", "thread", "user", "status", "started", "ms", "tokens in/out"):
+        table.add_column(column)
+    for run in rows:
+        table.add_row(
+            run.id[:8],
+            run.kind + (f" of {run.parent_run_id[:8]}" if run.parent_run_id else ""),
+            run.thread_id,
+            run.user_id,
+            _status(run.status),
+            run.started_at.strftime("%Y-%m-%d %H:%M:%S") if run.started_at else "",
+            f"{run.duration_ms:.0f}" if run.duration_ms is not None else "",
+            f"{run.input_tokens}/{run.output_tokens}",
+        )
+    out.print(table)
+
+
+@runs_app.command("show")
+def show_run(
+    run_id: Annotated[str, typer.Argument(help="The run id (a unique prefix is enough).")],
+    json_output: JsonOpt = False,
+) -> None:
+    """Show one run: messages, tool calls with results, timings, tokens, child runs."""
+    settings = _settings()
+    detail = _run(settings, queries.show_run, run_id)
+    if detail is None:
+        err.print(f"[red]error:[/] no run {run_id!r}")
+        raise typer.Exit(1)
+    data = queries.detail_json(detail)
+    if json_output:
+        sys.stdout.write(json.dumps(data, default=str, ensure_ascii=False) + "\n")
+        return
+    out.print(_render(data))
+
+
+def _run(settings: Settings, query: Any, *args: Any, **kwargs: Any) -> Any:
+    async def go() -> Any:
+        db = open_database(settings)
+        try:
+            return await query(db, *args, **kwargs)
+        finally:
+            await db.dispose()
+
+    try:
+        return asyncio.run(go())
+    except Exception as exc:
+        err.print(f"[red]error:[/] could not read the audit: {exc} (run `agentloop db upgrade`?)")
+        raise typer.Exit(1) from None
+
+
+def _status(status: str) -> Text:
+    style = {"completed": "green", "failed": "red", "refused": "yellow"}.get(status, "cyan")
+    return Text(status, style=style)
+
+
+def _render(data: dict[str, Any]) -> Panel:
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    for label, value in (
+        ("thread", data["thread_id"]),
+        (
+            "user",
+            data["user_id"] + (f" (decided by {data['decided_by']})" if data["decided_by"] else ""),
+        ),
+        ("status", _status(data["status"])),
+        ("trace", data["trace_id"]),
+        ("model", data["model"] or ""),
+        ("started", data["started_at"] or ""),
+        ("duration", f"{data['duration_ms']:.0f} ms" if data["duration_ms"] is not None else ""),
+        ("tokens", f"{data['input_tokens']} in / {data['output_tokens']} out"),
+    ):
+        head.add_row(label, value)
+    if data["error"]:
+        head.add_row("error", Text(data["error"], style="red"))
+    messages = Table(title="messages", show_lines=True, expand=True)
+    for column in ("#", "role", "content", "tokens"):
+        messages.add_column(column)
+    for m in data["messages"]:
+        calls = ", ".join(f"{c['name']}({json.dumps(c['args'])})" for c in m["tool_calls"])
+        content = m["content"] + (f"\n→ {calls}" if calls else "")
+        tokens = (
+            f"{m['input_tokens']}/{m['output_tokens']}" if m["input_tokens"] is not None else ""
+        )
+        messages.add_row(str(m["seq"]), m["role"], content, tokens)
+    tool_calls = Table(title="tool calls", show_lines=True, expand=True)
+    for column in ("tool", "args", "status", "ms", "result"):
+        tool_calls.add_column(column)
+    for call in data["tool_calls"]:
+        result = json.dumps(call["result"], default=str, ensure_ascii=False)
+        tool_calls.add_row(
+            call["tool"],
+            json.dumps(call["args"], ensure_ascii=False),
+            call["status"] or "pending",
+            f"{call['duration_ms']:.1f}" if call["duration_ms"] is not None else "",
+            result if len(result) <= 400 else result[:400] + "…",
+        )
+    parts: list[Any] = [head, messages, tool_calls]
+    parts += [_render(child) for child in data["children"]]
+    title = f"{data['kind']} run {data['id']}"
+    return Panel(Group(*parts), title=title, title_align="left")
