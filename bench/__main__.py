@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from bench import history, machine, overhead, wave, workspace
+from bench import history, machine, overhead, tracing, wave, workspace
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 
@@ -16,6 +16,7 @@ def main() -> None:
     waves = wave.run()
     lookups = workspace.run(say=print)
     long_thread = history.run()
+    tracing_cost = tracing.run()
     wave_max = max(waves.wave_ms)
     lines = [
         "# Benchmark results",
@@ -53,6 +54,8 @@ def main() -> None:
         *workspace.render(lookups),
         "",
         *history.render(long_thread),
+        "",
+        *tracing.render(tracing_cost),
         "",
     ]
     text = "\n".join(lines)

@@ -17,6 +17,8 @@ from langfuse.types import TraceContext
 
 from app.observability import phase_io
 
+_KEPT_METADATA = ("agentloop_run_id", "langgraph_node", "langgraph_step", "ls_model_name")
+
 
 class PhaseCallbackHandler(CallbackHandler):
     """Traces one run of the graph into the trace given by `trace_context`."""
@@ -31,6 +33,22 @@ class PhaseCallbackHandler(CallbackHandler):
         self._phases: dict[UUID, str] = {}
         self._skipped: set[UUID] = set()
         self._tool_parents: dict[str, Any] = {}
+
+    def _get_langchain_observation_metadata(
+        self,
+        *,
+        parent_run_id: UUID | None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        keep_langfuse_trace_attributes: bool = False,
+    ) -> dict[str, Any] | None:
+        # LangGraph hands every run the whole config metadata (checkpoint ids, paths,
+        # triggers); serializing and masking it on every span was most of tracing's cost.
+        meta = metadata or {}
+        kept = {key: meta[key] for key in _KEPT_METADATA if key in meta}
+        if parent_run_id is None:
+            kept["is_langchain_root"] = True
+        return kept or None
 
     def tools_span(self, tool_call_id: str) -> Any | None:
         """Return the `phase-tools` observation that ran this tool call, if traced."""
