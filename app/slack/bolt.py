@@ -12,8 +12,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.db.engine import open_database
 from app.settings import Settings
-from app.slack import dedupe
 from app.slack.conversations import Conversations
+from app.slack.dedupe import EventLedger
 from app.slack.identity import Roles
 from app.slack.lanes import Lanes
 from app.slack.listeners import register_all
@@ -37,12 +37,11 @@ class SlackRuntime:
 
 def build_app(
     conversations: Conversations,
-    ledger: dedupe.EventLedger,
     slack: SlackSettings,
     *,
     socket_mode: bool = False,
 ) -> AsyncApp:
-    """Return the Bolt app with every listener and the retry de-duplication registered.
+    """Return the Bolt app with every listener registered.
 
     Over HTTP every request's signature is verified with the signing secret (Bolt's
     request verification); Socket Mode needs none.
@@ -57,7 +56,6 @@ def build_app(
         process_before_response=False,
         logger=logging.getLogger("app.slack.bolt"),
     )
-    dedupe.register(app, ledger)
     register_all(app, conversations)
     return app
 
@@ -73,9 +71,9 @@ async def open_slack(
     db = open_database(settings)
     try:
         async with Runner.open(settings) as runner, Lanes.open(settings) as lanes:
-            conversations = Conversations(runner, lanes, Roles(db, slack), client, slack)
-            ledger = dedupe.EventLedger(db, slack.processed_event_ttl_s)
-            app = build_app(conversations, ledger, slack, socket_mode=socket_mode)
+            ledger = EventLedger(db, slack.processed_event_ttl_s)
+            conversations = Conversations(runner, lanes, Roles(db, slack), ledger, client, slack)
+            app = build_app(conversations, slack, socket_mode=socket_mode)
             try:
                 yield SlackRuntime(app, conversations)
             finally:

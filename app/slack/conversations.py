@@ -17,6 +17,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.slack import cards
+from app.slack.dedupe import EventLedger
 from app.slack.formatting import QUEUED, STATUS_LABELS, to_mrkdwn
 from app.slack.identity import Roles
 from app.slack.lanes import Lanes
@@ -46,12 +47,14 @@ class Conversations:
         runner: Runner,
         lanes: Lanes,
         roles: Roles,
+        ledger: EventLedger,
         client: AsyncWebClient,
         settings: SlackSettings,
     ) -> None:
         self.runner = runner
         self.lanes = lanes
         self.roles = roles
+        self.ledger = ledger
         self.client = client
         self.settings = settings
         self._running: dict[str, asyncio.Task[TurnResult]] = {}

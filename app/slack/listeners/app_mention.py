@@ -15,7 +15,11 @@ def register(app: AsyncApp, conversations: Conversations) -> None:
     """Answer mentions of the bot (events are acknowledged by Bolt before this runs)."""
 
     @app.event("app_mention")
-    async def app_mention(event: dict[str, Any], context: AsyncBoltContext) -> None:
+    async def app_mention(
+        event: dict[str, Any], body: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        if not await conversations.ledger.first_delivery(body):
+            return
         thread = SlackThread.of_message(str(context.team_id), event)
         text = strip_mention(str(event.get("text", "")), context.bot_user_id)
         if is_stop(text):

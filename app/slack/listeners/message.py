@@ -20,7 +20,9 @@ def register(app: AsyncApp, conversations: Conversations) -> None:
 
     # Only plain messages from people: edits, deletions and bot posts carry a subtype.
     @app.event({"type": "message", "subtype": None})
-    async def message(event: dict[str, Any], context: AsyncBoltContext) -> None:
+    async def message(
+        event: dict[str, Any], body: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
         if event.get("bot_id") or not event.get("user"):
             return
         raw = str(event.get("text", ""))
@@ -29,6 +31,8 @@ def register(app: AsyncApp, conversations: Conversations) -> None:
             return
         thread = SlackThread.of_message(str(context.team_id), event)
         if not direct and not await conversations.knows(thread):
+            return
+        if not await conversations.ledger.first_delivery(body):
             return
         text = strip_mention(raw, context.bot_user_id)
         if is_stop(text):
