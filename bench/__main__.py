@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from bench import history, machine, overhead, tracing, wave, workspace
+from bench import history, machine, overhead, slack_ack, tracing, wave, workspace
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 
@@ -17,6 +17,7 @@ def main() -> None:
     lookups = workspace.run(say=print)
     long_thread = history.run()
     tracing_cost = tracing.run()
+    acks = slack_ack.run(say=print)
     wave_max = max(waves.wave_ms)
     lines = [
         "# Benchmark results",
@@ -56,6 +57,8 @@ def main() -> None:
         *history.render(long_thread),
         "",
         *tracing.render(tracing_cost),
+        "",
+        *slack_ack.render(acks),
         "",
     ]
     text = "\n".join(lines)
