@@ -186,3 +186,40 @@ async def test_agent_review_rejection_runs_nothing(
     assert next(e for e in events if e["type"] == "plan_review")["verdict"] == "rejected"
     assert not [e for e in events if e["type"] == "tool.call"]
     assert await tasks(workspace) == 0
+
+
+async def test_the_main_agent_can_launch_another_planner_run_before_answering(
+    open_runner, write_script, workspace, workspace_url
+) -> None:
+    verdict = {"verdict": "needs_changes", "notes": "Only check the mapping; no task."}
+    retry = {
+        "tool_calls": [
+            {
+                "name": "create_plan",
+                "id": "call_retry",
+                "args": {"objective": "Check Garlic Press's mapping only"},
+            }
+        ]
+    }
+    spec = write_script(
+        [
+            plan_call(objective=OBJECTIVE, execution_mode="agent_review"),
+            DRAFT,
+            {"content": json.dumps(verdict)},
+            retry,
+            {"content": json.dumps({"steps": [STEPS[0]]})},
+            LOOKUP,
+            LOOKED,
+            {"content": "Garlic Press is mapped; I created no task, as the review advised."},
+        ]
+    )
+    async with open_runner(default_registry(), model=spec, database_url=workspace_url) as runner:
+        answer = await runner.run_turn(ask("onboard it"))
+        history = await runner.history("p1")
+    first, second = plan_result(history), plan_result(history, "call_retry")
+    assert answer.status == "completed"
+    assert first.status == "blocked" and first.review == verdict
+    assert second.status == "completed" and second.report.evidence
+    assert first.planner_run_id != second.planner_run_id
+    assert first.parent_run_id == second.parent_run_id == answer.run_id
+    assert await tasks(workspace) == 0
