@@ -9,7 +9,13 @@ from app.db.engine import Database
 from app.models import ModelResolver
 from graph.context import Context
 from graph.planner import build_planner
-from graph.routing import route_after_act, route_after_guard, route_after_tools, route_after_verify
+from graph.routing import (
+    route_after_act,
+    route_after_guard,
+    route_after_planner,
+    route_after_tools,
+    route_after_verify,
+)
 from graph.state import AgentState
 from nodes.act import Act
 from nodes.confirm import Confirm
@@ -43,7 +49,7 @@ def build_graph(
     mutating = [tool.name for tool in registry.tools() if tool.mutating]
     delegates = [tool.name for tool in registry.tools() if tool.kind == "delegate"]
     builder.add_conditional_edges("act", route_after_act(mutating, delegates))
-    builder.add_edge("planner", "act")
+    builder.add_conditional_edges("planner", route_after_planner)
     builder.add_conditional_edges("tools", route_after_tools)
     builder.add_conditional_edges("verify", route_after_verify)
     builder.add_edge("finalize", END)

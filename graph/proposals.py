@@ -38,6 +38,9 @@ class ConfirmationRequest(TypedDict, total=False):
 
     type: Literal["confirmation"]
     run_id: str
+    """The run that proposed (a planner run, for a change inside the planner)."""
+    turn_run_id: str
+    """The main run of the turn: resumes join its trace and are audited as its children."""
     actor: str
     expires_at: str
     proposals: list[Proposal]

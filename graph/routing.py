@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Literal
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from graph.planner_state import PlannerState
 from graph.state import AgentState
@@ -65,6 +65,15 @@ def route_after_step(
         return "step"
 
     return after_step
+
+
+def route_after_planner(state: AgentState) -> Literal["act", "__end__"]:
+    """The planner's report goes back to act; a dismissal inside it already went to guard.
+
+    (A proposal dismissed inside the planner ends it with `Command.PARENT` to guard, so
+    this edge must not also start act.)
+    """
+    return "__end__" if isinstance(state["messages"][-1], HumanMessage) else "act"
 
 
 def route_after_planner_tools(state: PlannerState) -> Literal["step", "finish"]:

@@ -20,7 +20,7 @@ from langgraph.types import Command, Durability, StateSnapshot
 
 from app.db.engine import open_database
 from app.models import ModelConfigError, ModelResolver
-from app.observability.audit import AuditLog, RunAudit, RunInfo
+from app.observability.audit import AuditLog, PlannerRuns, RunAudit, RunInfo
 from app.observability.tracing import RunTrace, Tracing, trace_id_for
 from app.observability.usage import UsageCollector
 from app.settings import Settings
@@ -270,7 +270,7 @@ class Runner:
         command: Command[Any] = Command(resume={interrupt_id: value})
         lineage = Lineage(
             "resume",
-            confirmation_request.get("run_id") or None,
+            confirmation_request.get("turn_run_id") or confirmation_request.get("run_id") or None,
             confirmation_request.get("actor") or None,
         )
         return await self._drive(command, request, "sync", on_event, lineage)
@@ -295,6 +295,7 @@ class Runner:
         config["callbacks"] = [usage, *(run_trace.callbacks if run_trace else [])]
         config["run_name"] = "agent-resume" if lineage.kind == "resume" else "agent-turn"
         audit = self._audit_start(request, run_id, trace_id, actor, lineage, graph_input)
+        planner_runs = PlannerRuns(self.audit, audit) if self.audit and audit else None
         context = self.context_for(request, run_id)
         await _emit(
             on_event,
@@ -313,28 +314,30 @@ class Runner:
                     subgraphs=True,
                 ):
                     _observe(audit, run_trace, mode, chunk, nested=bool(_namespace))
+                    if planner_runs is not None:
+                        planner_runs.observe(tuple(_namespace), mode, chunk)
                     if mode == "custom" and isinstance(chunk, dict):
                         await _emit(on_event, chunk)
             result = await self._result(request.thread_id, run_id, config)
         except (ModelConfigError, CheckpointerNotReadyError) as exc:
             logger.error("run %s: %s", run_id, exc)
             failed = await self._failed(request.thread_id, run_id, str(exc), str(exc), on_event)
-            self._audit_finish(audit, failed, usage, str(exc))
+            self._audit_finish(audit, failed, usage, str(exc), planner_runs)
             return failed
         except TimeoutError:
             logger.error("run %s exceeded the turn watchdog", run_id)
             text = replies.turn_timeout(self.settings.turn_timeout_s)
             failed = await self._failed(request.thread_id, run_id, text, "timeout", on_event)
-            self._audit_finish(audit, failed, usage, "timeout")
+            self._audit_finish(audit, failed, usage, "timeout", planner_runs)
             return failed
         except Exception as exc:
             logger.exception("run %s failed", run_id)
             reason = f"{type(exc).__name__}: {exc}"
             text = replies.run_failed(run_id, reason)
             failed = await self._failed(request.thread_id, run_id, text, reason, on_event)
-            self._audit_finish(audit, failed, usage, reason)
+            self._audit_finish(audit, failed, usage, reason, planner_runs)
             return failed
-        self._audit_finish(audit, result, usage, None)
+        self._audit_finish(audit, result, usage, None, planner_runs)
         await _emit(on_event, events.run_completed(run_id, result.status))
         return result
 
@@ -366,8 +369,15 @@ class Runner:
         return audit
 
     def _audit_finish(
-        self, audit: RunAudit | None, result: TurnResult, usage: UsageCollector, error: str | None
+        self,
+        audit: RunAudit | None,
+        result: TurnResult,
+        usage: UsageCollector,
+        error: str | None,
+        planner_runs: PlannerRuns | None = None,
     ) -> None:
+        if planner_runs is not None:
+            planner_runs.close(result.status)
         if self.audit is None or audit is None:
             return
         self.audit.finish(

@@ -20,6 +20,7 @@ from langgraph.types import Command, interrupt
 from graph import events, proposals
 from graph.asker import asker_of, stamp
 from graph.context import Context
+from graph.planner_state import PlannerState
 from graph.proposals import ConfirmationRequest, Proposal
 from graph.state import AgentState, ConfirmUpdate
 from prompts import confirmation
@@ -112,6 +113,7 @@ class Confirm:
         return ConfirmationRequest(
             type="confirmation",
             run_id=run_id,
+            turn_run_id=str(state.get("parent_run_id") or run_id),
             actor=asker.user_id,
             expires_at=min((p["expires_at"] for p in pending), default=""),
             proposals=pending,
@@ -140,10 +142,14 @@ class PlannerConfirm(Confirm):
     """confirm inside the planner: a dismissal ends the planner and opens the main turn."""
 
     async def __call__(  # type: ignore[override]
-        self, state: AgentState, runtime: Runtime[Context]
+        self, state: PlannerState, runtime: Runtime[Context]
     ) -> Command[Literal["tools"]]:
-        """Propose, wait, record (as the main graph's confirm)."""
-        return await super().__call__(state, runtime)  # type: ignore[return-value]
+        """Propose, wait, record (as the main graph's confirm).
+
+        The annotation matters: LangGraph gives a node the keys of its state type, and
+        this node needs the planner's (`parent_calls`, `parent_run_id`).
+        """
+        return await super().__call__(state, runtime)  # type: ignore[arg-type,return-value]
 
     def _dismiss(
         self, state: AgentState, message: AIMessage, value: object, ctx: Context

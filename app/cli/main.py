@@ -1,4 +1,4 @@
-"""`agentloop` commands: chat, ask, resume, runs, db upgrade, seed."""
+"""`agentloop` commands: chat, ask, resume, runs, slack, db upgrade, seed."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from app.cli import logs
 from app.cli.render import LiveStatus, print_result
 from app.cli.runs import runs_app
 from app.settings import Settings
+from app.slack.cli import slack_command
 from graph.runner import Runner, TurnRequest, TurnResult
 from prompts.system import CONTEXT_TYPES
 
@@ -357,6 +358,9 @@ async def _seed_demo(settings: Settings) -> dict[str, int]:
         return await seed_demo(db)
     finally:
         await db.dispose()
+
+
+app.command("slack")(slack_command)
 
 
 def main() -> None:

@@ -66,7 +66,11 @@ async def start(
     objective = args.objective or (stored["objective"] if stored else "")
     runtime.stream_writer(events.agent_state("executing_plan", objective))
     opening = stamp(
-        HumanMessage(content=_brief(objective, args), id=str(uuid.uuid4())),
+        HumanMessage(
+            content=_brief(objective, args),
+            id=str(uuid.uuid4()),
+            additional_kwargs={"planner_run_id": update["run_id"]},
+        ),
         asker.user_id,
         asker.role,
     )

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from sqlalchemy import func, select
 
-from app.db.models import Task
+from app.db.models import AgentRun, SkillEvent, Task
 from graph.planner_state import PlannerResult
 from graph.runner import TurnRequest
 from tools.registry import default_registry
@@ -90,6 +90,27 @@ async def test_auto_execute_pauses_inside_and_continues_where_it_was(
     assert result.parent_run_id == done.run_id and result.planner_run_id != done.run_id
     # The thread keeps only the create_plan call and its report, not the planner's own talk.
     assert all(m.tool_call_id == "call_plan" for m in history if isinstance(m, ToolMessage))
+    # The audit has each invocation's planner work as its child run.
+    async with workspace.session() as session:
+        runs = (await session.scalars(select(AgentRun).order_by(AgentRun.started_at))).all()
+    main, paused_planner, resume, resumed_planner = runs
+    assert (main.kind, main.id) == ("main", done.run_id)
+    assert paused_planner.kind == "planner" and paused_planner.parent_run_id == main.id
+    assert paused_planner.id == result.planner_run_id
+    assert paused_planner.status == "needs_confirmation"
+    assert resume.kind == "resume" and resume.parent_run_id == main.id
+    assert resume.trace_id == main.trace_id == paused_planner.trace_id
+    assert resumed_planner.kind == "planner" and resumed_planner.parent_run_id == resume.id
+    assert resumed_planner.status == "completed"
+    async with workspace.session() as session:
+        planner_calls = (
+            await session.scalars(
+                select(SkillEvent.skill_id).where(
+                    SkillEvent.run_id == paused_planner.id, SkillEvent.event_type == "skill_call"
+                )
+            )
+        ).all()
+    assert planner_calls == ["resolve_brand", "create_task"]
 
 
 async def test_draft_only_waits_then_is_revised_and_run_in_later_messages(
@@ -222,4 +243,32 @@ async def test_the_main_agent_can_launch_another_planner_run_before_answering(
     assert second.status == "completed" and second.report.evidence
     assert first.planner_run_id != second.planner_run_id
     assert first.parent_run_id == second.parent_run_id == answer.run_id
+    assert await tasks(workspace) == 0
+
+
+async def test_moving_on_from_a_change_inside_the_planner_opens_the_new_turn(
+    open_runner, write_script, workspace, workspace_url
+) -> None:
+    spec = write_script(
+        [
+            plan_call(objective=OBJECTIVE),
+            DRAFT,
+            LOOKUP,
+            LOOKED,
+            CREATE,
+            {"content": "unrelated"},
+            {"content": "Thorinox has 1 brand."},
+        ]
+    )
+    async with open_runner(default_registry(), model=spec, database_url=workspace_url) as runner:
+        paused = await runner.run_turn(ask("onboard Garlic Press"))
+        assert paused.status == "needs_confirmation"
+        answer = await runner.run_turn(ask("how many brands does Thorinox have?"))
+        assert await runner.pending("p1") is None
+        history = await runner.history("p1")
+    assert answer.status == "completed"
+    assert answer.text == "Thorinox has 1 brand."
+    [plan_message] = [m for m in history if isinstance(m, ToolMessage)]
+    assert plan_message.tool_call_id == "call_plan" and "did not confirm" in plan_message.text
+    assert history[-2].text == "how many brands does Thorinox have?"
     assert await tasks(workspace) == 0
