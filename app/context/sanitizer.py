@@ -39,18 +39,7 @@ def strip_garbled_tool_xml(text: str) -> str:
 
 def strip_downgraded_tool_call_text(text: str) -> str:
     """Step 2: remove `[Tool Call: …]` / `[Tool Result …]` lines and their JSON, to a blank line."""
-    kept: list[str] = []
-    skipping = False
-    for line in text.split("\n"):
-        if _DOWNGRADED.match(line):
-            skipping = True
-            continue
-        if skipping:
-            if line.strip():
-                continue
-            skipping = False
-        kept.append(line)
-    return "\n".join(kept)
+    return _drop_marked_blocks(text, _DOWNGRADED)
 
 
 def strip_thinking_tags(text: str) -> str:
@@ -68,18 +57,7 @@ def strip_final_tags(text: str) -> str:
 
 def strip_echoed_system_messages(text: str) -> str:
     """Step 5: remove `[System Message]` blocks the model echoed, up to the next blank line."""
-    kept: list[str] = []
-    skipping = False
-    for line in text.split("\n"):
-        if _SYSTEM_MESSAGE.match(line):
-            skipping = True
-            continue
-        if skipping:
-            if line.strip():
-                continue
-            skipping = False
-        kept.append(line)
-    return "\n".join(kept)
+    return _drop_marked_blocks(text, _SYSTEM_MESSAGE)
 
 
 def collapse_consecutive_duplicate_blocks(text: str) -> str:
@@ -116,3 +94,19 @@ def sanitize(text: str) -> str:
     for step in STEPS:
         text = step(text)
     return text.strip()
+
+
+def _drop_marked_blocks(text: str, marker: re.Pattern[str]) -> str:
+    """Remove each line `marker` matches and the lines after it, up to a blank line."""
+    kept: list[str] = []
+    skipping = False
+    for line in text.split("\n"):
+        if marker.match(line):
+            skipping = True
+            continue
+        if skipping:
+            if line.strip():
+                continue
+            skipping = False
+        kept.append(line)
+    return "\n".join(kept)
