@@ -9,17 +9,13 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from app.settings import Settings
 from app.slack.formatting import QUEUED, status_text
 from checkpoints.savers import open_checkpointer, setup_checkpointer
-from tests.conftest import PG_ADMIN_URL
 from tests.slack.conftest import SECRET
 from tests.support.slack_api import MockSlackApi, SlackSender, mention
 
@@ -27,19 +23,6 @@ pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = "Garlic Press belongs to Thorinox."
 THREAD = "T0TEAM:C1:900.1"
-
-
-@pytest.fixture
-def pg_workspace(pg_template: str, pg_url: str) -> Iterator[str]:
-    base = pg_url.rpartition("/")[0]
-    name = f"{pg_template}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"')
-    try:
-        yield f"{base}/{name}"
-    finally:
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def free_port() -> int:
@@ -71,10 +54,11 @@ def wait_listening(port: int, worker: subprocess.Popen[bytes], log: Path) -> Non
     raise AssertionError(f"worker not listening: {log.read_text()}")
 
 
+@pytest.mark.parametrize("workspace_url", ["postgres"], indirect=True)
 async def test_two_workers_answer_one_threads_messages_in_turn(
-    pg_workspace: str, tmp_path: Path
+    workspace_url: str, tmp_path: Path
 ) -> None:
-    settings = Settings(_env_file=None, database_url=pg_workspace, data_dir=tmp_path / "data")
+    settings = Settings(_env_file=None, database_url=workspace_url, data_dir=tmp_path / "data")
     await setup_checkpointer(settings)
     script = tmp_path / "script.json"
     # Each process replays its script from the start: one slow answer per worker.
@@ -82,7 +66,7 @@ async def test_two_workers_answer_one_threads_messages_in_turn(
     with MockSlackApi() as api:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("AGENTLOOP_", "SLACK_"))},
-            "DATABASE_URL": pg_workspace,
+            "DATABASE_URL": workspace_url,
             "AGENTLOOP_MODEL": f"scripted:{script}",
             "AGENTLOOP_DATA_DIR": str(tmp_path / "data"),
             "SLACK_BOT_TOKEN": "xoxb-test",
