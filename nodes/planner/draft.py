@@ -14,7 +14,8 @@ from graph import plan_events
 from graph.context import Context
 from graph.planner_state import PlannerState, PlanRecord
 from nodes.planner.model_json import reply_json
-from nodes.planner.prompting import PlannerModel, plan_listing, prompt
+from nodes.planner.prompting import PlannerModel, plan_listing
+from prompts.system import section
 
 MAX_STEPS = 6
 
@@ -38,7 +39,7 @@ class Draft:
         model = self._model.resolve(runtime.context.model)
         reply = await model.ainvoke(
             [
-                SystemMessage(content=f"{prompt('planner')}\n\n{prompt('plan_draft')}"),
+                SystemMessage(content=f"{section('planner')}\n\n{section('plan_draft')}"),
                 HumanMessage(content=ask),
             ]
         )

@@ -1,21 +1,10 @@
-"""What the planner's model calls are sent, and the model they go to."""
+"""The plan as the planner's model calls show it, and the model they go to."""
 
 from __future__ import annotations
-
-from functools import cache
-from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
 from app.models import ModelResolver
-
-_PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
-
-
-@cache
-def prompt(name: str) -> str:
-    """Return a prompt section (`prompts/<name>.md`)."""
-    return (_PROMPTS / f"{name}.md").read_text(encoding="utf-8").strip()
 
 
 def plan_listing(steps: list[str]) -> str:

@@ -13,7 +13,8 @@ from graph import plan_events
 from graph.context import Context
 from graph.planner_state import PlannerState
 from nodes.planner.model_json import reply_json
-from nodes.planner.prompting import PlannerModel, plan_listing, prompt
+from nodes.planner.prompting import PlannerModel, plan_listing
+from prompts.system import section
 
 VERDICTS = ("approved", "rejected", "needs_changes")
 
@@ -32,7 +33,7 @@ class Review:
         model = self._model.resolve(runtime.context.model)
         reply = await model.ainvoke(
             [
-                SystemMessage(content=prompt("plan_review")),
+                SystemMessage(content=section("plan_review")),
                 HumanMessage(
                     content=f"Objective: {plan['objective']}\n\nPlan:\n"
                     f"{plan_listing(plan['steps'])}"

@@ -13,9 +13,9 @@ from app.models import ModelResolver
 from graph import events, plan_events
 from graph.context import Context
 from graph.planner_state import PlannerState
-from nodes.planner.prompting import PlannerModel, plan_listing, prompt
+from nodes.planner.prompting import PlannerModel, plan_listing
 from prompts import replies
-from prompts.system import context_guidance
+from prompts.system import context_guidance, section
 from tools.registry import ToolRegistry
 
 
@@ -44,7 +44,9 @@ class Step:
             new.append(HumanMessage(content=f"Step {index + 1} of {total}: {step}"))
         guidance = context_guidance(ctx.context_type)
         listing = plan_listing(plan["steps"])
-        system = SystemMessage(content=f"{prompt('planner')}\n\n{guidance}\n\nThe plan:\n{listing}")
+        system = SystemMessage(
+            content=f"{section('planner')}\n\n{guidance}\n\nThe plan:\n{listing}"
+        )
         model = self._model.resolve(ctx.model).bind_tools(self._schemas)
         try:
             reply = await asyncio.wait_for(
