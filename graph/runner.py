@@ -231,10 +231,10 @@ class Runner:
         The decision is checked before anything runs; a refused one (nothing pending, a
         proposal no longer pending, another person, expired, invalid edit) writes nothing.
         """
-        pending = await self._pending(request.thread_id)
+        snapshot = await self._snapshot(request.thread_id)
+        pending = _pending_in(snapshot)
         if pending is not None:
             return await self._resume(request, pending, decision, on_event)
-        snapshot = await self.graph.aget_state({"configurable": {"thread_id": request.thread_id}})
         if snapshot.next:
             # An approved run that died before it finished (a crash, a killed worker):
             # finish it from its last checkpoint; the mutation's key stops a second write.
@@ -390,11 +390,10 @@ class Runner:
         return found[1] if found else None
 
     async def _pending(self, thread_id: str) -> tuple[str, ConfirmationRequest] | None:
-        snapshot = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
-        for item in snapshot.interrupts:
-            if isinstance(item.value, dict) and item.value.get("type") == "confirmation":
-                return item.id, item.value  # type: ignore[return-value]
-        return None
+        return _pending_in(await self._snapshot(thread_id))
+
+    async def _snapshot(self, thread_id: str) -> StateSnapshot:
+        return await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
 
     async def _reply_decision(
         self, pending: ConfirmationRequest, request: TurnRequest
@@ -423,7 +422,7 @@ class Runner:
 
     async def history(self, thread_id: str) -> list[BaseMessage]:
         """Return the thread's messages as checkpointed."""
-        snapshot = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
+        snapshot = await self._snapshot(thread_id)
         return list(snapshot.values.get("messages", []))
 
     async def _result(self, thread_id: str, run_id: str, config: RunnableConfig) -> TurnResult:
@@ -479,6 +478,14 @@ async def _emit(sink: EventSink | None, event: dict[str, Any]) -> None:
     outcome = sink(event)
     if inspect.isawaitable(outcome):
         await outcome
+
+
+def _pending_in(snapshot: StateSnapshot) -> tuple[str, ConfirmationRequest] | None:
+    """Return the (interrupt id, request) of the confirmation a thread waits on, if any."""
+    for item in snapshot.interrupts:
+        if isinstance(item.value, dict) and item.value.get("type") == "confirmation":
+            return item.id, item.value  # type: ignore[return-value]
+    return None
 
 
 def _interrupt_value(value: Any) -> dict[str, Any]:
