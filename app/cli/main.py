@@ -254,12 +254,8 @@ async def _chat(settings: Settings, base: TurnRequest) -> int:
     try:
         async with Runner.open(settings) as runner:
             while True:
-                try:
-                    message = await asyncio.to_thread(out.input, "[bold green]you>[/] ")
-                except (EOFError, KeyboardInterrupt):
-                    out.print()
-                    return 0
-                if not message.strip():
+                message = await _read("[bold green]you>[/] ")
+                if not message:
                     return 0
                 request = replace(base, message=message)
                 with LiveStatus(err) as status:
@@ -267,6 +263,9 @@ async def _chat(settings: Settings, base: TurnRequest) -> int:
                 print_result(out, result)
                 while result.status == "needs_confirmation":
                     decision = await _ask_decision()
+                    if decision is None:
+                        out.print("[dim]The change is still waiting; a reply decides it.[/]")
+                        break
                     with LiveStatus(err) as status:
                         if isinstance(decision, str):
                             # Anything else is the next message: the thread reads it as a
@@ -282,26 +281,38 @@ async def _chat(settings: Settings, base: TurnRequest) -> int:
         return 1
 
 
-async def _ask_decision() -> dict[str, object] | str:
-    """Ask inline what to do with a proposal; any other text is the person's next message."""
-    prompt = "[bold yellow]approve?[/] [y]es / [n]o / [e]dit / or just keep talking> "
-    answer = (await asyncio.to_thread(out.input, prompt)).strip()
+async def _ask_decision() -> dict[str, object] | str | None:
+    """Ask inline what to do with a proposal; any other text is the person's next message.
+
+    An empty line or end of input leaves the proposal waiting (None).
+    """
+    prompt = "[bold yellow]approve?[/] \\[y]es / \\[n]o / \\[e]dit / or just keep talking> "
+    answer = await _read(prompt)
+    if not answer:
+        return None
     if answer.lower() in ("y", "yes"):
         return {"decision": "approve"}
     if answer.lower() in ("n", "no"):
-        reason = await asyncio.to_thread(out.input, "reason (optional)> ")
-        return {"decision": "reject", "reason": reason.strip()}
+        reason = await _read("reason (optional)> ")
+        return {"decision": "reject", "reason": reason or ""}
     if answer.lower() in ("e", "edit"):
-        raw = await asyncio.to_thread(out.input, 'changed arguments as JSON, e.g. {"title": "…"}> ')
+        raw = await _read('changed arguments as JSON, e.g. {"title": "…"}> ')
         try:
-            args = json.loads(raw)
+            args = json.loads(raw or "")
         except json.JSONDecodeError as exc:
             err.print(f"[red]not valid JSON:[/] {exc}")
             return await _ask_decision()
         return {"decision": "edit", "args": args}
-    if not answer:
-        return await _ask_decision()
     return answer
+
+
+async def _read(prompt: str) -> str | None:
+    """Read one line from the person; None at end of input."""
+    try:
+        return (await asyncio.to_thread(out.input, prompt)).strip()
+    except (EOFError, KeyboardInterrupt):
+        out.print()
+        return None
 
 
 @db_app.command("upgrade")

@@ -183,9 +183,32 @@ def test_chat_asks_inline_and_runs_the_approved_change(
     )
     assert proc.returncode == 0, proc.stderr
     assert "Shall I go ahead?" in proc.stdout
-    assert "approve?" in proc.stdout
+    assert "approve? [y]es / [n]o / [e]dit" in proc.stdout
     assert DONE["content"] in proc.stdout
     assert task_count(workspace_url) == 1
+
+
+def test_chat_ending_at_the_prompt_leaves_the_change_waiting(
+    workspace_url, tmp_path, write_script
+) -> None:
+    env = {**env_for(workspace_url, tmp_path), "AGENTLOOP_MODEL": write_script([CREATE])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "app.cli", "chat", "--thread", "c2"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        input="make the task\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "still waiting" in proc.stdout
+    assert task_count(workspace_url) == 0
+    answer = write_script([{"content": "OK, I left it undone."}])
+    code, later = resume_json("--thread", "c2", "--reject", env={**env, "AGENTLOOP_MODEL": answer})
+    assert code == 0 and later["status"] == "completed", later
+    assert later["tool_calls"][0]["status"] == "rejected"
 
 
 def test_a_change_inside_the_planner_resumes_in_a_new_process(
