@@ -1,4 +1,4 @@
-"""`agentloop` commands: chat, ask, resume, runs, slack, db upgrade, seed."""
+"""`agentloop` commands: chat, ask, resume, runs, slack, eval, db upgrade, seed."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import logging
 import sys
 import uuid
+from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import date
@@ -18,10 +19,12 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from app.cli import logs
+from app.cli.eval import eval_command
 from app.cli.render import LiveStatus, print_result
 from app.cli.runs import runs_app
 from app.settings import Settings
 from app.slack.cli import slack_command
+from app.slack.lanes import Lanes
 from graph.runner import Runner, TurnRequest, TurnResult
 from prompts.system import CONTEXT_TYPES
 
@@ -201,7 +204,13 @@ async def _once(
 ) -> TurnResult:
     """Run one turn (or apply one decision) in a fresh runner."""
     try:
-        async with Runner.open(settings) as runner:
+        # The thread's lane (as the Slack app holds it): another process's run of the same
+        # thread finishes first, so the thread's checkpoints stay one chain.
+        async with (
+            Runner.open(settings) as runner,
+            Lanes.open(settings) as lanes,
+            lanes.hold(request.thread_id, on_wait=_waiting(request.thread_id)),
+        ):
             with LiveStatus(err) if live else nullcontext() as status:
                 if decision is None:
                     return await runner.run_turn(request, on_event=status)
@@ -211,6 +220,13 @@ async def _once(
         # for the person, the traceback in the log.
         logger.exception("could not open the runner")
         return TurnResult(request.thread_id, "", "failed", f"could not start: {exc}")
+
+
+def _waiting(thread_id: str) -> Callable[[], Awaitable[None]]:
+    async def note() -> None:
+        logger.info("thread %s is busy with another run; waiting for it", thread_id)
+
+    return note
 
 
 @app.command()
@@ -252,28 +268,31 @@ def chat(
 
 async def _chat(settings: Settings, base: TurnRequest) -> int:
     try:
-        async with Runner.open(settings) as runner:
+        async with Runner.open(settings) as runner, Lanes.open(settings) as lanes:
             while True:
                 message = await _read("[bold green]you>[/] ")
                 if not message:
                     return 0
                 request = replace(base, message=message)
-                with LiveStatus(err) as status:
-                    result = await runner.run_turn(request, on_event=status)
+                async with lanes.hold(base.thread_id, on_wait=_waiting(base.thread_id)):
+                    with LiveStatus(err) as status:
+                        result = await runner.run_turn(request, on_event=status)
                 print_result(out, result)
                 while result.status == "needs_confirmation":
                     decision = await _ask_decision()
                     if decision is None:
                         out.print("[dim]The change is still waiting; a reply decides it.[/]")
                         break
-                    with LiveStatus(err) as status:
-                        if isinstance(decision, str):
-                            # Anything else is the next message: the thread reads it as a
-                            # yes, a no, or a move on to something else.
-                            request = replace(request, message=decision)
-                            result = await runner.run_turn(request, on_event=status)
-                        else:
-                            result = await runner.resume(request, decision, on_event=status)
+                    hold = lanes.hold(base.thread_id, on_wait=_waiting(base.thread_id))
+                    async with hold:
+                        with LiveStatus(err) as status:
+                            if isinstance(decision, str):
+                                # Anything else is the next message: the thread reads it as
+                                # a yes, a no, or a move on to something else.
+                                request = replace(request, message=decision)
+                                result = await runner.run_turn(request, on_event=status)
+                            else:
+                                result = await runner.resume(request, decision, on_event=status)
                     print_result(out, result)
     except Exception as exc:
         logger.exception("chat could not start")
@@ -372,6 +391,7 @@ async def _seed_demo(settings: Settings) -> dict[str, int]:
 
 
 app.command("slack")(slack_command)
+app.command("eval")(eval_command)
 
 
 def main() -> None:

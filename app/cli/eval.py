@@ -1,0 +1,91 @@
+"""`agentloop eval`: run scenario files and print a table of what passed, with calls and tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from app.cli import logs
+from app.eval.evaluate import ScenarioResult, evaluate
+from app.eval.report import print_report, report_json
+from app.eval.scenario import SHIPPED, ScenarioFilesError, load_all
+from app.models import ModelConfigError, ModelResolver
+
+out = Console()
+err = Console(stderr=True)
+
+
+def eval_command(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Scenario files or folders (default: the shipped scenarios)."),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="Run on this model instead of the scenarios' scripts: openai:<model> or local.",
+        ),
+    ] = None,
+    keyword: Annotated[
+        str | None, typer.Option("-k", help="Only scenarios whose name contains this.")
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr too.")] = False,
+) -> None:
+    """Run the evaluation scenarios, each on a fresh demo workspace, and report.
+
+    Exit status: 0 every scenario passed, 1 some failed, 2 bad usage or scenario files.
+    """
+    from app.cli.main import _settings
+
+    settings = _settings()
+    logs.configure(settings.data_dir, verbose)
+    if model is not None and model.startswith("scripted"):
+        err.print(
+            "[red]error:[/] --model takes a real model (openai:<model> or local); "
+            "without it each scenario runs on its own script"
+        )
+        raise typer.Exit(2)
+    try:
+        scenarios = load_all(paths or [SHIPPED])
+    except ScenarioFilesError as exc:
+        for bad in exc.errors:
+            err.print(f"[red]invalid scenario[/] {escape(str(bad.path))}:", highlight=False)
+            for problem in bad.problems:
+                err.print(f"  - {problem}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+    if keyword:
+        scenarios = [s for s in scenarios if keyword in s.name]
+    if not scenarios:
+        err.print("[red]error:[/] no scenarios to run")
+        raise typer.Exit(2)
+    models = ModelResolver(settings)
+    if model is not None:
+        try:
+            models.resolve(model)
+        except ModelConfigError as exc:
+            err.print(f"[red]error:[/] {exc}")
+            raise typer.Exit(2) from None
+    if not out.is_terminal:
+        # Piped or in CI: no terminal to fit, so names and numbers are never cut short.
+        out.width = max(out.width, 120)
+    progress = None if json_output else _progress
+    report = asyncio.run(evaluate(scenarios, settings, model, models=models, on_result=progress))
+    if json_output:
+        sys.stdout.write(json.dumps(report_json(report), ensure_ascii=False) + "\n")
+    else:
+        print_report(out, report)
+    raise typer.Exit(0 if report.passed == len(report.scenarios) else 1)
+
+
+def _progress(result: ScenarioResult) -> None:
+    mark = "[green]pass[/]" if result.passed else "[bold red]FAIL[/]"
+    err.print(f"{mark} {result.name} [dim]({result.duration_s:.1f} s)[/]")

@@ -1,0 +1,275 @@
+"""The scenario file format (YAML), validated with pydantic; a bad file is one clear error.
+
+A scenario is a conversation in one thread on a fresh demo workspace: messages and
+decisions (steps), the scripted model's answers for each step, and what each step must
+show (status, tool calls, proposals, text), plus optional row counts at the end.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from app.context.injection import GuardMode
+from app.db.models import Base
+from app.models.scripted import ScriptedTurn
+from prompts.system import CONTEXT_TYPES
+
+Role = Literal["viewer", "member", "admin"]
+Reference = Literal["agencyclaw", "orion", "hotel", "buildos", "goclaw"]
+"""The reference design a scenario's example comes from."""
+RunStatus = Literal["completed", "needs_confirmation", "refused", "failed"]
+CallStatus = Literal["ok", "error", "refused", "rejected", "not_confirmed", "pending_confirmation"]
+Scalar = str | int | float | bool | date | None
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+SHIPPED = Path(__file__).with_name("scenarios")
+"""The scenarios shipped with the package (`agentloop eval` without paths)."""
+
+
+class ScenarioFileError(ValueError):
+    """A scenario file that cannot be read or does not fit the format; names file and field."""
+
+    def __init__(self, path: Path, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        super().__init__(f"{path}: " + "; ".join(problems))
+
+
+class ScenarioFilesError(ValueError):
+    """One or more scenario files are bad."""
+
+    def __init__(self, errors: list[ScenarioFileError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Expect(_Strict):
+    """What one step must show; every field is optional, and only given ones are checked."""
+
+    status: RunStatus | None = None
+    tools: list[str] | None = None
+    """Exactly these tool calls in this step, in this order (planner calls included)."""
+    tools_unordered: list[str] | None = None
+    """Exactly these tool calls in this step, in any order."""
+    tools_include: list[str] = Field(default_factory=list)
+    tools_exclude: list[str] = Field(default_factory=list)
+    outcomes: dict[str, CallStatus] = Field(default_factory=dict)
+    """Tool name → status every call of that tool in this step ended with."""
+    proposals: list[str] | None = None
+    """The tools proposed for confirmation when the step paused ([] for none)."""
+    text_contains: list[str] = Field(default_factory=list)
+    text_not_contains: list[str] = Field(default_factory=list)
+    text_matches: list[str] = Field(default_factory=list)
+    """Regular expressions the answer must match (re.search)."""
+    text_equals: str | None = None
+    llm_calls: int | None = Field(default=None, ge=0)
+    """Model calls in this step: only for counts any model shares (e.g. 0 when blocked)."""
+
+    @field_validator("text_matches")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from exc
+        return patterns
+
+
+class Step(_Strict):
+    """One message (`say`) or one decision on the pending change (`decide`)."""
+
+    say: str | None = None
+    decide: Literal["approve", "reject", "edit"] | None = None
+    reason: str = ""
+    """Why a change was rejected (`decide: reject`); the model is told."""
+    args: dict[str, Any] | None = None
+    """The changed arguments of `decide: edit`."""
+    user: str | None = None
+    role: Role | None = None
+    context_type: str | None = None
+    model: list[ScriptedTurn] = Field(default_factory=list)
+    """The scripted model's answers during this step, one per model call, in order."""
+    expect: Expect = Field(default_factory=Expect)
+
+    @model_validator(mode="after")
+    def _one_action(self) -> Step:
+        if (self.say is None) == (self.decide is None):
+            raise ValueError("a step has exactly one of say (a message) or decide (a decision)")
+        if self.decide == "edit" and not self.args:
+            raise ValueError("decide: edit needs args (the arguments to change)")
+        if self.args is not None and self.decide != "edit":
+            raise ValueError("args go with decide: edit")
+        if self.reason and self.decide != "reject":
+            raise ValueError("reason goes with decide: reject")
+        return self
+
+    @field_validator("context_type")
+    @classmethod
+    def _known_context_type(cls, value: str | None) -> str | None:
+        return _context_type(value) if value is not None else None
+
+    @property
+    def label(self) -> str:
+        """A short description of the step for reports."""
+        if self.say is not None:
+            shown = self.say if len(self.say) <= 40 else self.say[:37] + "..."
+            return f"say {shown!r}"
+        return f"decide {self.decide}"
+
+
+class ScenarioSettings(_Strict):
+    """Deployment settings a scenario runs with (the rest are the defaults)."""
+
+    input_guard: GuardMode | None = None
+    max_tool_calls_per_turn: int | None = Field(default=None, ge=1)
+    max_rounds: int | None = Field(default=None, ge=1)
+    verify_max_attempts: int | None = Field(default=None, ge=1)
+    verify_judge: bool | None = None
+    confirmation_ttl_hours: float | None = Field(default=None, gt=0)
+    approver_roles: frozenset[str] | None = None
+    history_turns: int | None = Field(default=None, ge=1)
+
+
+class RowCount(_Strict):
+    """After the last step: how many rows of a workspace table match."""
+
+    table: str
+    where: dict[str, Scalar] = Field(default_factory=dict)
+    """Column → value (null: the column is NULL)."""
+    where_not: dict[str, Scalar] = Field(default_factory=dict)
+    """Column → value it must differ from (null: the column is NOT NULL)."""
+    count: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _known_columns(self) -> RowCount:
+        table = Base.metadata.tables.get(self.table)
+        if table is None:
+            known = ", ".join(sorted(Base.metadata.tables))
+            raise ValueError(f"unknown table {self.table!r}; tables: {known}")
+        for column in [*self.where, *self.where_not]:
+            if column not in table.c:
+                raise ValueError(f"table {self.table} has no column {column!r}")
+        return self
+
+
+class Scenario(_Strict):
+    """One conversation to evaluate, on its own fresh workspace and checkpoints."""
+
+    name: str
+    description: str = Field(min_length=1)
+    references: list[Reference] = Field(min_length=1)
+    user: str = "U0GRACE"
+    role: Role = "member"
+    today: date = date(2026, 11, 22)
+    context_type: str = "general"
+    settings: ScenarioSettings = Field(default_factory=ScenarioSettings)
+    context_files: dict[str, str] = Field(default_factory=dict)
+    """Markdown files for the context folder (name → text), as Orion's `orion-context/`."""
+    steps: list[Step] = Field(min_length=1)
+    rows: list[RowCount] = Field(default_factory=list)
+    source: str = ""
+    """The file it was read from (set by the loader)."""
+
+    @field_validator("name")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("use lowercase letters, digits, '-' and '_'")
+        return value
+
+    @field_validator("context_type")
+    @classmethod
+    def _known_context_type(cls, value: str) -> str:
+        return _context_type(value)
+
+    @field_validator("context_files")
+    @classmethod
+    def _plain_names(cls, files: dict[str, str]) -> dict[str, str]:
+        for name in files:
+            if "/" in name or "\\" in name or not name.endswith(".md"):
+                raise ValueError(f"{name!r}: context files are plain names ending in .md")
+        return files
+
+    def script(self) -> list[ScriptedTurn]:
+        """Every step's scripted answers, in the order the model will be called."""
+        return [turn for step in self.steps for turn in step.model]
+
+
+def _context_type(value: str) -> str:
+    if value not in CONTEXT_TYPES:
+        raise ValueError(f"must be one of {', '.join(CONTEXT_TYPES)}")
+    return value
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read one scenario file; the name defaults to the file's stem."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ScenarioFileError(path, [f"cannot read it: {exc}"]) from exc
+    except yaml.YAMLError as exc:
+        raise ScenarioFileError(path, [f"not valid YAML: {exc}"]) from exc
+    if not isinstance(raw, dict):
+        raise ScenarioFileError(path, ["the file must hold a mapping (name, steps, ...)"])
+    raw.setdefault("name", path.stem)
+    try:
+        return Scenario.model_validate({**raw, "source": str(path)})
+    except ValidationError as exc:
+        raise ScenarioFileError(path, _problems(exc)) from exc
+
+
+def _problems(exc: ValidationError) -> list[str]:
+    """One line per error: the field's path (steps[1].expect.status) and what is wrong."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ""
+        for part in error["loc"]:
+            where += f"[{part}]" if isinstance(part, int) else f".{part}" if where else str(part)
+        problems.append(f"{where or '(file)'}: {error['msg']}")
+    return problems
+
+
+def find_scenarios(paths: list[Path]) -> list[Path]:
+    """Expand folders into their *.yaml / *.yml files (sorted); files are kept as given."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml"))
+        else:
+            found.append(path)
+    return found
+
+
+def load_all(paths: list[Path]) -> list[Scenario]:
+    """Load every scenario file; all bad files are reported together, and names must differ."""
+    scenarios: list[Scenario] = []
+    errors: list[ScenarioFileError] = []
+    for path in find_scenarios(paths):
+        try:
+            scenarios.append(load_scenario(path))
+        except ScenarioFileError as exc:
+            errors.append(exc)
+    seen: dict[str, str] = {}
+    for scenario in scenarios:
+        if scenario.name in seen:
+            errors.append(
+                ScenarioFileError(
+                    Path(scenario.source),
+                    [f"name: {scenario.name!r} is also used by {seen[scenario.name]}"],
+                )
+            )
+        seen[scenario.name] = scenario.source
+    if errors:
+        raise ScenarioFilesError(errors)
+    return scenarios

@@ -1,0 +1,57 @@
+"""Fresh workspaces for scenarios: the demo workspace is seeded once and copied per scenario."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from app.db.engine import open_database
+from app.db.migrate import upgrade
+from app.db.seed import seed_demo
+from app.eval.scenario import Scenario
+from app.settings import Settings
+
+WORKSPACE_FILE = "workspace.sqlite"
+
+
+async def build_template(folder: Path, base: Settings) -> Path:
+    """Migrate and seed a demo workspace (SQLite) in `folder`; return its file."""
+    path = folder / WORKSPACE_FILE
+    settings = workspace_settings(base, folder)
+    upgrade(settings)
+    db = open_database(settings)
+    try:
+        await seed_demo(db)
+    finally:
+        await db.dispose()
+    return path
+
+
+def prepare(scenario: Scenario, template: Path, folder: Path, base: Settings) -> Settings:
+    """Give the scenario its own copy of the workspace, checkpoints and context folder.
+
+    Returns the settings it runs with: the deployment's (model keys, limits) with its data
+    in `folder` and the scenario's own overrides.
+    """
+    folder.mkdir(parents=True)
+    shutil.copy(template, folder / WORKSPACE_FILE)
+    overrides: dict[str, Any] = scenario.settings.model_dump(exclude_none=True)
+    if scenario.context_files:
+        context = folder / "context"
+        context.mkdir()
+        for name, text in scenario.context_files.items():
+            (context / name).write_text(text, encoding="utf-8")
+        overrides["context_dir"] = context
+    return workspace_settings(base, folder, **overrides)
+
+
+def workspace_settings(base: Settings, folder: Path, **overrides: Any) -> Settings:
+    """Return `base` with its workspace and checkpoints in SQLite files under `folder`."""
+    values = {
+        "data_dir": folder,
+        "database_url": f"sqlite:///{folder / WORKSPACE_FILE}",
+        "checkpointer": "sqlite",
+        **overrides,
+    }
+    return base.model_copy(update=values)
