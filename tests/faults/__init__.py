@@ -1,0 +1,1 @@
+"""Fault injection: crashes, database restarts, model outages, bad input, concurrent writers."""
