@@ -1,19 +1,26 @@
 """The per-turn cost of tracing: Langfuse on (exporting to a local OTLP receiver) vs off.
 
 Same turns as the orchestration benchmark (scripted model, one tool call, then an answer,
-in-memory checkpointer), in alternating blocks so both see the same machine state.
+in-memory checkpointer), in alternating blocks so both see the same machine state. The
+receiver runs in a process of its own, as a Langfuse server would: decoding the spans is
+the server's work, not the agent's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
+from app.db.migrate import upgrade
 from app.models import ModelResolver
 from app.models.scripted import ScriptedChatModel
 from app.observability.langfuse_client import LangfuseSettings
@@ -48,10 +55,14 @@ class TracingResult:
         return statistics.mean(self.on_ms) / statistics.mean(self.off_ms)
 
 
-async def _turns(turns: int, tracing: Tracing, data_dir: Path) -> list[float]:
-    settings = Settings(
+def _settings(data_dir: Path) -> Settings:
+    return Settings(
         _env_file=None, checkpointer="memory", model="scripted:bench", data_dir=data_dir
     )
+
+
+async def _turns(turns: int, tracing: Tracing, data_dir: Path) -> list[float]:
+    settings = _settings(data_dir)
     models = ModelResolver(settings)
     models._models["scripted:bench"] = ScriptedChatModel(turns=_script(turns))
     timings = []
@@ -65,27 +76,54 @@ async def _turns(turns: int, tracing: Tracing, data_dir: Path) -> list[float]:
     return timings
 
 
+def _serve(conn: Connection) -> None:
+    """The receiver process: report the address, serve until told to stop, report the count."""
+    with OtlpReceiver() as receiver:
+        conn.send(receiver.base_url)
+        conn.recv()
+        conn.send(len(receiver.spans))
+
+
+@contextmanager
+def _receiver_process() -> Iterator[tuple[str, Connection]]:
+    """Start an OTLP receiver in another process; yield its base URL and control pipe."""
+    ours, theirs = multiprocessing.get_context("spawn").Pipe()
+    process = multiprocessing.get_context("spawn").Process(target=_serve, args=(theirs,))
+    process.start()
+    try:
+        yield ours.recv(), ours
+    finally:
+        process.join(timeout=10)
+        if process.is_alive():
+            process.kill()
+
+
 def run(turns: int = TURNS, blocks: int = BLOCKS) -> TracingResult:
     """Measure alternating blocks of turns with tracing off and on; warm both up first."""
     off: list[float] = []
     on: list[float] = []
-    with OtlpReceiver() as receiver, tempfile.TemporaryDirectory() as tmp:
+    with _receiver_process() as (base_url, receiver), tempfile.TemporaryDirectory() as tmp:
         settings = LangfuseSettings(
             _env_file=None,
             public_key=f"pk-lf-bench-{uuid.uuid4().hex[:8]}",
             secret_key="sk-lf-bench",
-            base_url=receiver.base_url,
+            base_url=base_url,
         )
         traced = Tracing.from_settings(settings)
         untraced = Tracing(None)
-        # The audit needs migrated tables; the temp workspace has none, so only tracing varies.
+        # A migrated (empty) workspace: gather and the audit do their real work both ways,
+        # so only tracing varies.
         data_dir = Path(tmp)
+        upgrade(_settings(data_dir))
         asyncio.run(_turns(20, untraced, data_dir))
         asyncio.run(_turns(20, traced, data_dir))
         for _ in range(blocks):
             off += asyncio.run(_turns(turns, untraced, data_dir))
             on += asyncio.run(_turns(turns, traced, data_dir))
-        spans = len(receiver.spans)
+        if traced.client is not None:
+            traced.client.flush()
+        receiver.send("stop")
+        spans = receiver.recv()
     return TracingResult(off, on, spans)
 
 

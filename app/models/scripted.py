@@ -96,6 +96,11 @@ class ScriptedChatModel(BaseChatModel):
         return "scripted"
 
     @property
+    def _identifying_params(self) -> dict[str, Any]:
+        # Callbacks (Langfuse's generations among them) read the model's name from here.
+        return {"model_name": f"scripted:{self.source}"}
+
+    @property
     def requests(self) -> list[list[BaseMessage]]:
         """The message lists this model was called with, in order."""
         return list(self._requests)

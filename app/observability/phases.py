@@ -17,8 +17,6 @@ from langfuse.types import TraceContext
 
 from app.observability import phase_io
 
-_KEPT_METADATA = ("agentloop_run_id", "langgraph_node", "langgraph_step", "ls_model_name")
-
 
 class PhaseCallbackHandler(CallbackHandler):
     """Traces one run of the graph into the trace given by `trace_context`."""
@@ -43,12 +41,12 @@ class PhaseCallbackHandler(CallbackHandler):
         keep_langfuse_trace_attributes: bool = False,
     ) -> dict[str, Any] | None:
         # LangGraph hands every run the whole config metadata (checkpoint ids, paths,
-        # triggers); serializing and masking it on every span was most of tracing's cost.
-        meta = metadata or {}
-        kept = {key: meta[key] for key in _KEPT_METADATA if key in meta}
-        if parent_run_id is None:
-            kept["is_langchain_root"] = True
-        return kept or None
+        # triggers), and every attribute a span carries is serialized, masked and scanned
+        # for media: only the run's root carries the run id; a phase's name says the rest.
+        if parent_run_id is not None:
+            return None
+        run_id = (metadata or {}).get("agentloop_run_id")
+        return {"is_langchain_root": True, **({"agentloop_run_id": run_id} if run_id else {})}
 
     def tools_span(self, tool_call_id: str) -> Any | None:
         """Return the `phase-tools` observation that ran this tool call, if traced."""
