@@ -46,14 +46,14 @@ def eval_command(
     """
     from app.cli.main import _settings
 
-    settings = _settings()
-    logs.configure(settings.data_dir, verbose)
     if model is not None and model.startswith("scripted"):
         err.print(
             "[red]error:[/] --model takes a real model (openai:<model> or local); "
             "without it each scenario runs on its own script"
         )
         raise typer.Exit(2)
+    settings = _settings()
+    logs.configure(settings.data_dir, verbose)
     try:
         scenarios = load_all(paths or [SHIPPED])
     except ScenarioFilesError as exc:
