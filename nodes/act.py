@@ -21,6 +21,7 @@ from app.context import compaction, history
 from app.context.turn import turn_start
 from app.db.engine import Database, open_database
 from app.models import ModelResolver
+from app.models.openai import unavailable_reason
 from graph import events
 from graph.asker import asker_of
 from graph.context import Context
@@ -89,6 +90,17 @@ class Act:
             )
         except TimeoutError:
             update["cap"] = replies.turn_timeout(ctx.turn_timeout_s)
+            if removals:
+                update["messages"] = list(removals)
+            return update
+        except Exception as exc:
+            reason = unavailable_reason(exc)
+            if reason is None:
+                raise
+            # The client's own retries with backoff are spent: the turn ends with a reply
+            # that says so, the person's message stays in the thread and the next one works.
+            logger.exception("run %s: the model is unavailable (%s)", ctx.run_id, reason)
+            update["cap"] = replies.model_unavailable(reason)
             if removals:
                 update["messages"] = list(removals)
             return update

@@ -45,6 +45,14 @@ def run_failed(run_id: str, reason: str, limit: int = 200) -> str:
     return f"Sorry, something went wrong and I couldn't finish ({reason}). Run id: {run_id}."
 
 
+def model_unavailable(reason: str) -> str:
+    """The model failed on every retry (rate limit, server error, timeout, unreachable)."""
+    return (
+        f"Sorry, the model is unavailable right now ({reason}), so I couldn't answer. "
+        "Your message is saved in this thread; please try again in a minute."
+    )
+
+
 def clarify_blank() -> str:
     """The message was empty."""
     return "It looks like your message was empty. What can I help you with?"

@@ -32,3 +32,28 @@ def openai_chat_model(model_name: str, settings: Settings) -> BaseChatModel:
         streaming=settings.model_streaming,
         stream_usage=True,
     )
+
+
+def unavailable_reason(exc: BaseException) -> str | None:
+    """Describe a failure the OpenAI client retries by itself; None for any other error.
+
+    These are the client's transient failures (rate limits, timeouts, lost connections, server
+    errors): when one reaches the caller, the client's retries with backoff are used up.
+    Anything else (a bad key, an unknown model, a rejected request) is a configuration or
+    request problem, not an outage.
+    """
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return "it did not answer in time"
+    if isinstance(exc, openai.APIConnectionError):
+        return "it could not be reached"
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        if status == 429:
+            return "rate limited, HTTP 429"
+        if status >= 500:
+            return f"server error, HTTP {status}"
+        if status in (408, 409):
+            return f"HTTP {status}"
+    return None

@@ -241,17 +241,18 @@ async def test_a_failed_call_is_retried(
     assert stub.bodies[0] == stub.bodies[1]
 
 
-async def test_server_errors_without_retries_fail_the_turn(
+async def test_a_rejected_request_fails_the_turn(
     stub: OpenAIStub, make_settings: Callable[..., Settings]
 ) -> None:
-    stub.enqueue(error(500), error(500), error(500))
+    # 400 is not retried and is no outage (tests/faults/test_model_errors.py has those).
+    stub.enqueue(error(400), error(400), error(400))
 
-    result = await ask(stub_settings(make_settings, stub, model_max_retries=0))
+    result = await ask(stub_settings(make_settings, stub, model_max_retries=2))
 
     assert result.status == "failed"
     assert result.tool_calls == []
     assert result.run_id in result.text
-    assert "500" in result.text
+    assert "400" in result.text
     assert len(result.text) < 400
     assert len(stub.requests) == 1
 
