@@ -17,6 +17,7 @@ from tests.support.cli import agentloop
 from tests.support.openai_stub import OpenAIStub, ToolCall, text, tools
 
 REFERENCES = {"agencyclaw", "orion", "hotel", "buildos", "goclaw"}
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 # The coupon example, but expecting create_task to run without a confirmation.
 UNCONFIRMED = """
@@ -169,3 +170,18 @@ async def test_a_real_model_that_misses_an_expectation_fails(tmp_path: Path) -> 
     [result] = report.scenarios
     assert not result.passed
     assert any("tools called [], expected ['get_availability']" in f for f in result.failures)
+
+
+async def test_the_readme_example_is_a_passing_scenario(tmp_path: Path) -> None:
+    section = README.read_text(encoding="utf-8").split("## Evaluation", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "readme-example.yaml"
+    path.write_text(example, encoding="utf-8")
+    report = await evaluate([load_scenario(path)], Settings(_env_file=None))
+    [result] = report.scenarios
+    assert result.passed, result.failures
+    assert [c.name for c in result.steps[0].seen.calls] == [
+        "resolve_brand",
+        "search_kb",
+        "create_task",
+    ]
