@@ -13,6 +13,7 @@ from app.context import context_block, history, injection
 from graph import limits
 
 CheckpointerKind = Literal["memory", "sqlite", "postgres"]
+CheckpointRetention = Literal["latest", "all"]
 
 
 class Settings(BaseSettings):
@@ -54,6 +55,11 @@ class Settings(BaseSettings):
     )
     data_dir: Path = Field(
         default=Path(".agentloop"), description="Where the SQLite files and logs live."
+    )
+    checkpoint_retention: CheckpointRetention = Field(
+        default="latest",
+        description="Checkpoints a thread keeps after each run: latest (what resuming "
+        "needs) or all (every step, for time travel).",
     )
 
     max_tool_calls_per_turn: int = Field(default=limits.MAX_TOOL_CALLS_PER_TURN, ge=1)

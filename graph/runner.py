@@ -24,6 +24,7 @@ from app.observability.audit import AuditLog, PlannerRuns, RunAudit, RunInfo
 from app.observability.tracing import RunTrace, Tracing, trace_id_for
 from app.observability.usage import UsageCollector
 from app.settings import Settings
+from checkpoints.retention import apply_retention
 from checkpoints.savers import CheckpointerNotReadyError, open_checkpointer
 from graph import events, limits, proposals
 from graph.asker import stamp
@@ -319,6 +320,8 @@ class Runner:
                     if mode == "custom" and isinstance(chunk, dict):
                         await _emit(on_event, chunk)
             result = await self._result(request.thread_id, run_id, config)
+            retention = self.settings.checkpoint_retention
+            await apply_retention(self.graph.checkpointer, request.thread_id, retention)
         except (ModelConfigError, CheckpointerNotReadyError) as exc:
             logger.error("run %s: %s", run_id, exc)
             failed = await self._failed(request.thread_id, run_id, str(exc), str(exc), on_event)

@@ -9,7 +9,7 @@ from typing import Any
 from app.db.engine import open_database
 from app.db.migrate import upgrade
 from app.db.seed import seed_demo
-from app.eval.scenario import Scenario
+from app.eval.scenario import Scenario, ScenarioSettings
 from app.settings import Settings
 
 WORKSPACE_FILE = "workspace.sqlite"
@@ -28,15 +28,31 @@ async def build_template(folder: Path, base: Settings) -> Path:
     return path
 
 
+# A scenario's outcome must not depend on the environment it runs in: these settings start
+# from their defaults, and only the scenario's own `settings` change them. The model's
+# settings (keys, base URL, timeouts, retries) still come from the deployment.
+BEHAVIOUR_SETTINGS = (
+    *ScenarioSettings.model_fields,
+    "context_dir",
+    "context_block_tokens",
+    "turn_timeout_s",
+    "tool_timeout_s",
+)
+
+
 def prepare(scenario: Scenario, template: Path, folder: Path, base: Settings) -> Settings:
     """Give the scenario its own copy of the workspace, checkpoints and context folder.
 
-    Returns the settings it runs with: the deployment's (model keys, limits) with its data
-    in `folder` and the scenario's own overrides.
+    Returns the settings it runs with: the deployment's model settings, the defaults of
+    `BEHAVIOUR_SETTINGS` changed by the scenario's own, and its data in `folder`.
     """
     folder.mkdir(parents=True)
     shutil.copy(template, folder / WORKSPACE_FILE)
-    overrides: dict[str, Any] = scenario.settings.model_dump(exclude_none=True)
+    overrides: dict[str, Any] = {
+        name: Settings.model_fields[name].get_default(call_default_factory=True)
+        for name in BEHAVIOUR_SETTINGS
+    }
+    overrides.update(scenario.settings.model_dump(exclude_none=True))
     if scenario.context_files:
         context = folder / "context"
         context.mkdir()
