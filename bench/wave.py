@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 import uuid
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from tools.registry import ToolRegistry
 TOOL_S = 0.2
 CALLS = 4
 REPEATS = 10
+TARGET_RATIO = 1.1
+"""Target: the wave's wall time is at most this multiple of its slowest tool."""
 
 
 class SlowArgs(BaseModel):
@@ -69,3 +72,26 @@ async def _measure(repeats: int) -> WaveResult:
 def run(repeats: int = REPEATS) -> WaveResult:
     """Run the wave benchmark."""
     return asyncio.run(_measure(repeats))
+
+
+def render(result: WaveResult) -> list[str]:
+    """Return the RESULTS.md section."""
+    slowest_ms = TOOL_S * 1000
+    wave_max = max(result.wave_ms)
+    ratio = wave_max / slowest_ms
+    return [
+        "## Wave parallelism",
+        "",
+        f"{CALLS} independent tools of {slowest_ms:.0f} ms each in one wave, "
+        f"{len(result.wave_ms)} repeats. Target: the wave finishes within {TARGET_RATIO}× "
+        f"the slowest tool ({TARGET_RATIO * slowest_ms:.0f} ms wall).",
+        "",
+        "| measure | median ms | max ms |",
+        "|---|---|---|",
+        f"| wave wall time (first call start → last call end) "
+        f"| {statistics.median(result.wave_ms):.1f} | {wave_max:.1f} |",
+        f"| whole turn | {statistics.median(result.turn_ms):.1f} | {max(result.turn_ms):.1f} |",
+        "",
+        f"Result: {'meets' if ratio <= TARGET_RATIO else 'MISSES'} the ≤ {TARGET_RATIO}× target "
+        f"(slowest wave {wave_max:.1f} ms, {ratio:.2f}× one tool).",
+    ]

@@ -1,4 +1,4 @@
-"""`agentloop` commands: chat, ask, resume, runs, slack, eval, db upgrade, seed."""
+"""`agentloop` commands: chat, ask, resume, runs, slack, eval, bench, db upgrade, seed."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from app.cli import logs
+from app.cli.bench import bench_command
 from app.cli.eval import eval_command
 from app.cli.render import LiveStatus, print_result
 from app.cli.runs import runs_app
@@ -391,6 +392,7 @@ async def _seed_demo(settings: Settings) -> dict[str, int]:
 
 
 app.command("slack")(slack_command)
+app.command("bench")(bench_command)
 app.command("eval")(eval_command)
 
 

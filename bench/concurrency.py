@@ -1,0 +1,268 @@
+"""100 threads × 5 turns at once on a 100 ms model: throughput and latency against the ideal.
+
+One runner (one process, one event loop) takes every thread's turns concurrently: each
+thread sends its 5 messages one after another, all 100 threads at the same time. The model
+answers after 100 ms without holding the event loop (`bench.latency_model`); runs are
+audited in the workspace database as in production. Shapes: a turn is one model call (a
+text answer), or a tool call then an answer (two model calls).
+
+The ideal is a system with no cost but the model: a turn takes its model calls' latency,
+so the 5 turns of every thread take 5 × that, and the throughput is 100 threads / one
+turn's latency. The CPU ceiling is what the process's own CPU time allows: one turn's CPU
+time, measured with one turn at a time, gives at most 1 / cpu turns per second on the one
+core an event loop uses (cores / cpu with a worker process per core).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from app.db.migrate import upgrade
+from app.models import ModelResolver
+from app.settings import Settings
+from bench.latency_model import LatencyChatModel
+from bench.scratch_db import scratch_postgres
+from graph.runner import Runner, TurnRequest
+from tools.declaration import ToolContext, declare
+from tools.registry import ToolRegistry
+
+THREADS = 100
+TURNS = 5
+MODEL_S = 0.1
+TARGET = 0.8
+"""Target: throughput at least this share of the ideal."""
+CPU_TURNS = 40
+"""Turns run one at a time to measure one turn's CPU time."""
+WARMUP_TURNS = 10
+ANSWER = "The answer is 42."
+MODEL = "latency:bench"
+
+
+class QuoteArgs(BaseModel):
+    """Arguments of the quote tool."""
+
+    key: str
+
+
+@declare(pack="bench", kind="read_only")
+async def quote(args: QuoteArgs, ctx: ToolContext) -> dict[str, str]:
+    """Return the value for a key (no latency)."""
+    return {"key": args.key, "value": "42"}
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What one turn does."""
+
+    name: str
+    model_calls: int
+    tool: str | None
+
+
+ANSWER_ONLY = Shape("text answer", 1, None)
+TOOL_THEN_ANSWER = Shape("tool call + answer", 2, "quote")
+
+
+@dataclass
+class LoadRun:
+    """One database and turn shape under the full load."""
+
+    database: str
+    shape: Shape
+    wall_s: float
+    latencies_s: list[float]
+    not_completed: int
+    cpu_s: float
+    """CPU time of the process (all its threads) during the concurrent run."""
+    cpu_per_turn_s: float
+    """CPU time of one turn with nothing else running."""
+
+    @property
+    def turns(self) -> int:
+        """Turns that ran."""
+        return len(self.latencies_s)
+
+    @property
+    def ideal_turn_s(self) -> float:
+        """A turn's latency with no cost but the model."""
+        return self.shape.model_calls * MODEL_S
+
+    @property
+    def ideal_throughput(self) -> float:
+        """Turns per second of the ideal system: every thread's turns back to back."""
+        return THREADS / self.ideal_turn_s
+
+    @property
+    def throughput(self) -> float:
+        """Turns per second achieved."""
+        return self.turns / self.wall_s
+
+    @property
+    def share(self) -> float:
+        """Throughput as a share of the ideal."""
+        return self.throughput / self.ideal_throughput
+
+    def quantile(self, q: float) -> float:
+        """Return the q-quantile (0..1) of the turn latencies, in seconds."""
+        ordered = sorted(self.latencies_s)
+        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+    @property
+    def cpu_ceiling(self) -> float:
+        """Turns per second one core allows at the measured CPU time per turn."""
+        return 1 / self.cpu_per_turn_s
+
+
+@dataclass
+class ConcurrencyResult:
+    """Every database and shape measured."""
+
+    runs: list[LoadRun]
+    cores: int
+
+
+def _settings(database_url: str, data_dir: Path) -> Settings:
+    kind = "postgres" if database_url.startswith("postgresql") else "sqlite"
+    return Settings(
+        _env_file=None, database_url=database_url, checkpointer=kind, model=MODEL, data_dir=data_dir
+    )
+
+
+async def _turn(runner: Runner, thread: str, n: int) -> tuple[float, bool]:
+    request = TurnRequest(thread_id=thread, user_id="bench", message=f"What is the answer ({n})?")
+    start = time.perf_counter()
+    result = await runner.run_turn(request)
+    return time.perf_counter() - start, result.status == "completed"
+
+
+async def _thread(runner: Runner, thread: str, outcomes: list[tuple[float, bool]]) -> None:
+    for n in range(TURNS):
+        outcomes.append(await _turn(runner, thread, n))
+
+
+async def _measure(database: str, settings: Settings, shape: Shape) -> LoadRun:
+    models = ModelResolver(settings)
+    model = LatencyChatModel(
+        latency_s=MODEL_S, answer=ANSWER, tool=shape.tool, tool_args={"key": "x"}
+    )
+    models._models[MODEL] = model  # the resolver's cache is the model seam
+    async with Runner.open(settings, ToolRegistry([quote]), models) as runner:
+        for n in range(WARMUP_TURNS):
+            await _turn(runner, f"warm-{n}", 0)
+        cpu_start = time.process_time()
+        for n in range(CPU_TURNS):
+            await _turn(runner, f"alone-{n % 8}", n)
+        cpu_per_turn = (time.process_time() - cpu_start) / CPU_TURNS
+        outcomes: list[tuple[float, bool]] = []
+        cpu_start, start = time.process_time(), time.perf_counter()
+        await asyncio.gather(*(_thread(runner, f"load-{t}", outcomes) for t in range(THREADS)))
+        wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
+    return LoadRun(
+        database=database,
+        shape=shape,
+        wall_s=wall,
+        latencies_s=[seconds for seconds, _ in outcomes],
+        not_completed=sum(1 for _, ok in outcomes if not ok),
+        cpu_s=cpu,
+        cpu_per_turn_s=cpu_per_turn,
+    )
+
+
+async def _on_postgres(shape: Shape) -> LoadRun:
+    async with scratch_postgres("concurrency") as url:
+        with tempfile.TemporaryDirectory() as tmp:
+            return await _measure("postgresql", _settings(url, Path(tmp)), shape)
+
+
+async def _on_sqlite(shape: Shape) -> LoadRun:
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = _settings(f"sqlite:///{Path(tmp) / 'workspace.sqlite'}", Path(tmp))
+        await asyncio.to_thread(upgrade, settings)
+        return await _measure("sqlite", settings, shape)
+
+
+def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
+    """Measure on PostgreSQL (both shapes) and SQLite (text answers)."""
+    say = say or (lambda _: None)
+    runs = []
+    for database, shape in (
+        ("postgresql", ANSWER_ONLY),
+        ("postgresql", TOOL_THEN_ANSWER),
+        ("sqlite", ANSWER_ONLY),
+    ):
+        measure = _on_postgres if database == "postgresql" else _on_sqlite
+        runs.append(asyncio.run(measure(shape)))
+        last = runs[-1]
+        say(
+            f"{database}, {shape.name}: {last.throughput:.1f} turns/s "
+            f"({last.share:.0%} of ideal), p95 {last.quantile(0.95) * 1000:.0f} ms"
+        )
+    return ConcurrencyResult(runs=runs, cores=os.cpu_count() or 1)
+
+
+def render(result: ConcurrencyResult) -> list[str]:
+    """Return the RESULTS.md section."""
+    lines = [
+        f"## Concurrent threads: {THREADS} threads × {TURNS} turns on a "
+        f"{MODEL_S * 1000:.0f} ms model",
+        "",
+        f"One runner (one process, one event loop) takes all {THREADS} threads at once; each "
+        f"thread sends its {TURNS} messages one after another. The model answers after "
+        f"{MODEL_S * 1000:.0f} ms without holding the event loop; runs are audited in the "
+        "workspace database and checkpointed (retention `latest`) on the same database. "
+        "*Ideal*: nothing costs time but the model, so a turn takes its model calls' latency "
+        f"and the throughput is {THREADS} threads / that latency. *CPU ceiling*: turns per "
+        "second one core allows at the process's CPU time per turn, measured with one turn "
+        f"at a time ({CPU_TURNS} turns); an event loop runs on one core, "
+        f"×{result.cores} with a worker process per core. Target: throughput ≥ "
+        f"{TARGET:.0%} of the ideal.",
+        "",
+        "| database | turn | turns | wall s | turns/s (ideal) | share of ideal "
+        "| p50 / p95 turn ms (ideal) | CPU ms per turn | CPU ceiling turns/s (1 core) "
+        "| CPU busy | target |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in result.runs:
+        met = "met" if r.share >= TARGET else "**missed**"
+        failed = f", {r.not_completed} not completed" if r.not_completed else ""
+        lines.append(
+            f"| {r.database} | {r.shape.name} | {r.turns}{failed} | {r.wall_s:.1f} "
+            f"| {r.throughput:.1f} ({r.ideal_throughput:.0f}) | {r.share:.1%} "
+            f"| {statistics.median(r.latencies_s) * 1000:.0f} / {r.quantile(0.95) * 1000:.0f} "
+            f"({r.ideal_turn_s * 1000:.0f}) | {r.cpu_per_turn_s * 1000:.1f} "
+            f"| {r.cpu_ceiling:.1f} | {r.cpu_s / r.wall_s:.0%} | {met} |"
+        )
+    bound = all(r.throughput >= 0.8 * r.cpu_ceiling for r in result.runs)
+    lines += [
+        "",
+        "*CPU busy*: the process's CPU time during the run over its wall time (100 % = one "
+        "core all the time).",
+        "",
+        "Result: "
+        + (
+            "the target is met."
+            if all(r.share >= TARGET for r in result.runs)
+            else "the target is **missed**: "
+            + (
+                "the process is CPU-bound — throughput is at its CPU ceiling, "
+                "far below what the model's latency alone would allow."
+                if bound
+                else "throughput is below both the ideal and the CPU ceiling."
+            )
+        ),
+    ]
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(render(run(say=print))))
