@@ -11,8 +11,8 @@ from rich.text import Text
 from app.eval.evaluate import EvalReport, ScenarioResult
 
 ESTIMATE_NOTE = (
-    "~ tokens estimated with count_tokens_approximately: the model reported no usage "
-    "(the scripted model never does)"
+    "~ estimated: the model reported no usage (the scripted model never does), so tokens "
+    "are count_tokens_approximately of the messages (tool schemas not counted)"
 )
 
 

@@ -116,7 +116,7 @@ def test_the_table_shows_each_scenario_and_the_exit_status_says_failed(tmp_path:
     assert "FAIL wrong-rows" in proc.stdout
     assert "  - bookings: 2 row(s), expected 99" in proc.stdout
     assert "1/2 scenarios passed (50%) · 3 LLM calls · ~" in proc.stdout
-    assert "tokens estimated" in proc.stdout
+    assert "~ estimated: the model reported no usage" in proc.stdout
 
 
 def test_an_invalid_file_is_named_with_its_field(tmp_path: Path) -> None:
