@@ -2,11 +2,14 @@
 
 LangGraph writes a checkpoint at every step, and each one stores the whole value of every
 channel that changed, the message list included; kept forever, a thread's storage grows
-with the square of its length. With retention `latest` (the default) the runner prunes
-the thread after each run: every namespace keeps its latest checkpoint with its pending
-writes (an interrupt waiting for a decision, the results of the tasks that finished beside
-it), and a finished planner call's namespace goes. The state, and so the whole message
-history, is in the latest checkpoint; the audit tables keep every run's messages.
+with the square of its length (until compaction bounds the message list, and then by a
+whole copy of it per step). With retention `latest` (the default) the runner prunes a
+thread after a run once it holds more than `PRUNE_ABOVE` checkpoints: every namespace
+keeps its latest checkpoint with its pending writes (an interrupt waiting for a decision,
+the results of the tasks that finished beside it), and a finished planner call's
+namespace goes. The state, and so the whole message history, is in the latest
+checkpoint; the audit tables keep every run's messages. A prune costs about the same
+whatever it deletes, so it waits for a few turns' steps instead of following every run.
 
 Postgres uses the saver's own `aprune(strategy="keep_latest")`, one transaction on a
 snapshot of the thread. SQLite has no prune, so it is done here with the same rules. The
@@ -25,9 +28,12 @@ from app.settings import CheckpointRetention
 
 logger = logging.getLogger(__name__)
 
+PRUNE_ABOVE = 40
+"""Checkpoints a thread may hold before a run prunes it (about four turns' steps)."""
+
 
 async def apply_retention(saver: Any, thread_id: str, retention: CheckpointRetention) -> None:
-    """Prune `thread_id` to what resuming needs when `retention` is `latest`.
+    """With retention `latest`, prune `thread_id` once it holds more than `PRUNE_ABOVE`.
 
     Database errors are logged with their traceback, not raised: the run's answer stands
     and the next run prunes again.
@@ -37,7 +43,8 @@ async def apply_retention(saver: Any, thread_id: str, retention: CheckpointReten
     import psycopg
 
     try:
-        await prune_thread(saver, thread_id)
+        if await checkpoint_count(saver, thread_id) > PRUNE_ABOVE:
+            await prune_thread(saver, thread_id)
     except (psycopg.Error, sqlite3.Error):
         logger.warning("could not prune the checkpoints of thread %s", thread_id, exc_info=True)
 
@@ -57,6 +64,39 @@ async def prune_thread(saver: Any, thread_id: str) -> bool:
         await _prune_sqlite(saver, thread_id)
         return True
     return False
+
+
+async def checkpoint_count(saver: Any, thread_id: str) -> int:
+    """Return how many checkpoints the thread holds, all namespaces (0 in memory or none)."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    query = "SELECT count(*) FROM checkpoints WHERE thread_id = "
+    if isinstance(saver, AsyncPostgresSaver):
+        return await _count_postgres(saver, query + "%s", thread_id)
+    if isinstance(saver, AsyncSqliteSaver):
+        await saver.setup()
+        async with saver.lock:
+            found = await (await saver.conn.execute(query + "?", (thread_id,))).fetchone()
+        return int(found[0]) if found else 0
+    return 0
+
+
+async def _count_postgres(saver: Any, query: str, thread_id: str) -> int:
+    from psycopg.rows import tuple_row
+    from psycopg_pool import AsyncConnectionPool
+
+    async def count(conn: Any) -> int:
+        async with conn.cursor(row_factory=tuple_row) as cur:
+            await cur.execute(query, (thread_id,))
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    if isinstance(saver.conn, AsyncConnectionPool):  # what open_checkpointer makes
+        async with saver.conn.connection() as conn:
+            return await count(conn)
+    async with saver.lock:  # a single connection, shared with the saver's own calls
+        return await count(saver.conn)
 
 
 async def _prune_sqlite(saver: Any, thread_id: str) -> None:

@@ -1,7 +1,8 @@
 """Checkpoint retention `latest`: a pruned thread keeps its history and resumes what waits.
 
 On SQLite and PostgreSQL, each with the checkpoints on the workspace's own database. Each
-resume happens in a newly opened runner, as in another process.
+resume happens in a newly opened runner, as in another process. Most tests prune after
+every run (`PRUNE_ABOVE` 0), so a prune meets every state a run can leave behind.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sqlalchemy import func, select
 from app.db.models import Task
 from app.models import ModelResolver
 from app.settings import Settings
+from checkpoints import retention
 from checkpoints.savers import setup_checkpointer
 from graph.runner import Runner, TurnRequest
 from tools.registry import default_registry
@@ -52,6 +54,11 @@ def ask(text: str) -> TurnRequest:
 
 
 @pytest.fixture
+def prune_every_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(retention, "PRUNE_ABOVE", 0)
+
+
+@pytest.fixture
 async def durable(workspace_url: str, make_settings: Callable[..., Settings]) -> Callable[..., Any]:
     """Open runners whose checkpoints live on the workspace database (SQLite or PostgreSQL)."""
     kind = "postgres" if workspace_url.startswith("postgresql") else "sqlite"
@@ -81,7 +88,9 @@ async def tasks(workspace: Any) -> int:
         return await session.scalar(statement) or 0
 
 
-async def test_each_run_leaves_one_checkpoint_and_the_whole_history(durable, write_script) -> None:
+async def test_each_run_leaves_one_checkpoint_and_the_whole_history(
+    prune_every_run, durable, write_script
+) -> None:
     async with durable(write_script([LOOKUP, LOOKED] * 3)) as runner:
         for n in range(3):
             result = await runner.run_turn(ask(f"who owns Garlic Press? ({n})"))
@@ -95,7 +104,9 @@ async def test_each_run_leaves_one_checkpoint_and_the_whole_history(durable, wri
     ]
 
 
-async def test_a_pruned_pause_resumes_in_a_new_runner(durable, write_script, workspace) -> None:
+async def test_a_pruned_pause_resumes_in_a_new_runner(
+    prune_every_run, durable, write_script, workspace
+) -> None:
     async with durable(write_script([LOOKUP, LOOKED, CREATE])) as runner:
         await runner.run_turn(ask("who owns Garlic Press?"))
         paused = await runner.run_turn(ask("create the kickoff task"))
@@ -115,7 +126,7 @@ async def test_a_pruned_pause_resumes_in_a_new_runner(durable, write_script, wor
 
 
 async def test_a_pause_inside_the_planner_keeps_its_namespace_until_done(
-    durable, write_script, workspace
+    prune_every_run, durable, write_script, workspace
 ) -> None:
     async with durable(write_script([PLAN, DRAFT, LOOKUP, LOOKED, CREATE])) as runner:
         paused = await runner.run_turn(ask("onboard Garlic Press"))
@@ -135,3 +146,21 @@ async def test_retention_all_keeps_every_step(durable, write_script) -> None:
         kept = await checkpoints(runner)
     # One per step: the input, guard, gather, act, tools, act, verify, finalize.
     assert kept[""] >= 8
+
+
+async def test_a_thread_is_pruned_once_it_holds_more_than_the_threshold(
+    durable, write_script
+) -> None:
+    turns = 12
+    async with durable(write_script([LOOKUP, LOOKED] * turns)) as runner:
+        held = []
+        for n in range(turns):
+            result = await runner.run_turn(ask(f"who owns Garlic Press? ({n})"))
+            assert result.status == "completed", result.text
+            held.append(sum((await checkpoints(runner)).values()))
+        history = await runner.history(THREAD)
+    # Steps pile up until a run ends past the threshold, which leaves only the latest.
+    assert held[0] > 1
+    assert held.count(1) >= 2
+    assert max(held) <= retention.PRUNE_ABOVE + held[0]
+    assert len(history) == 4 * turns
