@@ -50,6 +50,12 @@ class Settings(BaseSettings):
         description="memory, sqlite or postgres. Default: postgres when DATABASE_URL is a "
         "PostgreSQL URL, otherwise sqlite.",
     )
+    checkpoint_wait_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long a Postgres checkpoint read or write waits for a connection "
+        "(e.g. while the server restarts) before the run fails.",
+    )
     database_url: str | None = Field(
         default=None, validation_alias=AliasChoices("DATABASE_URL", "AGENTLOOP_DATABASE_URL")
     )

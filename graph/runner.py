@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+import psycopg
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
@@ -332,6 +333,16 @@ class Runner:
             text = replies.turn_timeout(self.settings.turn_timeout_s)
             failed = await self._failed(request.thread_id, run_id, text, "timeout", on_event)
             self._audit_finish(audit, failed, usage, "timeout", planner_runs)
+            return failed
+        except psycopg.OperationalError as exc:
+            # The checkpoint database went away for longer than the pool waits (a restart, a
+            # failover): the thread keeps what was saved before, and a resume or the next
+            # message carries on from there.
+            logger.exception("run %s lost the checkpoint database", run_id)
+            reason = f"{type(exc).__name__}: {exc}"
+            text = replies.storage_unavailable(run_id)
+            failed = await self._failed(request.thread_id, run_id, text, reason, on_event)
+            self._audit_finish(audit, failed, usage, reason, planner_runs)
             return failed
         except Exception as exc:
             logger.exception("run %s failed", run_id)

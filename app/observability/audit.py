@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolMessage
-from sqlalchemy import inspect
+from sqlalchemy import insert, inspect, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.db.engine import Database
@@ -142,9 +142,8 @@ class AuditLog:
         try:
             if not await self._is_ready():
                 return
-            async with self.db.session() as session:
-                session.add(_run_row(audit, "running"))
-                await session.commit()
+            async with self.db.engine.begin() as conn:
+                await conn.execute(insert(AgentRun), [_run_row(audit, "running")])
         except Exception:
             logger.exception("audit: could not record the start of run %s", audit.info.run_id)
 
@@ -162,80 +161,122 @@ class AuditLog:
         try:
             if not await self._is_ready():
                 return
-            row = _run_row(audit, status)
-            row.output_text = output_text
-            row.error = error
-            row.usage = usage
-            row.input_tokens = sum(int(c.get("input_tokens", 0)) for c in usage)
-            row.output_tokens = sum(int(c.get("output_tokens", 0)) for c in usage)
             models = [c["model"] for c in usage if c.get("model")]
-            row.model = models[-1] if models else audit.info.model
             finished = time.time()
-            row.finished_at = datetime.fromtimestamp(finished, UTC)
-            row.duration_ms = round((finished - audit.started) * 1000, 2)
-            async with self.db.session() as session:
-                await session.merge(row)
-                session.add_all(_message_rows(audit, usage))
-                session.add_all(_skill_rows(audit))
-                await session.commit()
+            outcome = {
+                "status": status,
+                "output_text": output_text,
+                "error": error,
+                "usage": usage,
+                "input_tokens": sum(int(c.get("input_tokens", 0)) for c in usage),
+                "output_tokens": sum(int(c.get("output_tokens", 0)) for c in usage),
+                "model": models[-1] if models else audit.info.model,
+                "finished_at": datetime.fromtimestamp(finished, UTC),
+                "duration_ms": round((finished - audit.started) * 1000, 2),
+            }
+            messages = _message_rows(audit, usage)
+            skills = _skill_rows(audit)
+            # Core statements, not the ORM's unit of work: a run's rows are plain inserts,
+            # and the ORM's bookkeeping cost more than the writes themselves.
+            async with self.db.engine.begin() as conn:
+                updated = await conn.execute(
+                    update(AgentRun).where(AgentRun.id == audit.info.run_id).values(**outcome)
+                )
+                if updated.rowcount == 0:  # the start row was never written
+                    await conn.execute(insert(AgentRun), [{**_run_row(audit, status), **outcome}])
+                if messages:
+                    await conn.execute(insert(AgentMessage), messages)
+                if skills:
+                    await conn.execute(insert(SkillEvent), skills)
         except Exception:
             logger.exception("audit: could not record run %s", audit.info.run_id)
 
 
-def _run_row(audit: RunAudit, status: str) -> AgentRun:
+def _run_row(audit: RunAudit, status: str) -> dict[str, Any]:
     info = audit.info
-    return AgentRun(
-        id=info.run_id,
-        kind=info.kind,
-        parent_run_id=info.parent_run_id,
-        thread_id=info.thread_id,
-        user_id=info.user_id,
-        decided_by=info.decided_by,
-        channel=info.channel,
-        trace_id=info.trace_id,
-        status=status,
-        input_text=info.input_text,
-        output_text="",
-        model=info.model,
-        input_tokens=0,
-        output_tokens=0,
-        usage=[],
-        started_at=datetime.fromtimestamp(audit.started, UTC),
-    )
+    return {
+        "id": info.run_id,
+        "kind": info.kind,
+        "parent_run_id": info.parent_run_id,
+        "thread_id": info.thread_id,
+        "user_id": info.user_id,
+        "decided_by": info.decided_by,
+        "channel": info.channel,
+        "trace_id": info.trace_id,
+        "status": status,
+        "input_text": info.input_text,
+        "output_text": "",
+        "model": info.model,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "usage": [],
+        "started_at": datetime.fromtimestamp(audit.started, UTC),
+    }
 
 
-def _message_rows(audit: RunAudit, usage: list[dict[str, Any]]) -> list[AgentMessage]:
+def _message_rows(audit: RunAudit, usage: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # Model calls and AI messages line up in order for the act node's calls.
     act_calls = iter([c for c in usage if c.get("node") == "act"])
-    rows: list[AgentMessage] = []
+    now = datetime.now(UTC)
+    rows: list[dict[str, Any]] = []
     for seq, message in enumerate(audit.messages.values()):
-        row = AgentMessage(
-            run_id=audit.info.run_id,
-            thread_id=audit.info.thread_id,
-            seq=seq,
-            role=message.type,
-            content=message.text,
-            tool_calls=[],
-        )
+        row: dict[str, Any] = {
+            "run_id": audit.info.run_id,
+            "thread_id": audit.info.thread_id,
+            "seq": seq,
+            "role": message.type,
+            "content": message.text,
+            "tool_calls": [],
+            "tool_call_id": None,
+            "name": None,
+            "model": None,
+            "input_tokens": None,
+            "output_tokens": None,
+            "created_at": now,
+        }
         if isinstance(message, AIMessage):
-            row.tool_calls = _jsonable(
+            row["tool_calls"] = _jsonable(
                 [{"id": c["id"], "name": c["name"], "args": c["args"]} for c in message.tool_calls]
             )
-            call = next(act_calls, None)
+            call = next(act_calls, None) or {}
             tokens: dict[str, Any] = dict(message.usage_metadata or {})
-            row.model = message.response_metadata.get("model_name") or (call or {}).get("model")
-            row.input_tokens = tokens.get("input_tokens", (call or {}).get("input_tokens"))
-            row.output_tokens = tokens.get("output_tokens", (call or {}).get("output_tokens"))
+            row["model"] = message.response_metadata.get("model_name") or call.get("model")
+            row["input_tokens"] = tokens.get("input_tokens", call.get("input_tokens"))
+            row["output_tokens"] = tokens.get("output_tokens", call.get("output_tokens"))
         if isinstance(message, ToolMessage):
-            row.tool_call_id = message.tool_call_id
-            row.name = message.name
+            row["tool_call_id"] = message.tool_call_id
+            row["name"] = message.name
         rows.append(row)
     return rows
 
 
-def _skill_rows(audit: RunAudit) -> list[SkillEvent]:
+def _skill_rows(audit: RunAudit) -> list[dict[str, Any]]:
     info = audit.info
-    rows: list[SkillEvent] = []
+    now = datetime.now(UTC)
+    rows: list[dict[str, Any]] = []
+
+    def event(
+        call_id: str,
+        kind: str,
+        name: str,
+        payload: dict[str, Any],
+        summary: str,
+        status: str = "",
+        duration_ms: float | None = None,
+    ) -> dict[str, Any]:
+        return {
+            "run_id": info.run_id,
+            "thread_id": info.thread_id,
+            "tool_call_id": call_id,
+            "event_type": kind,
+            "skill_id": name,
+            "payload": payload,
+            "payload_summary": summary,
+            "status": status,
+            "duration_ms": duration_ms,
+            "created_at": now,
+        }
+
     for message in audit.messages.values():
         if isinstance(message, AIMessage):
             calls: list[tuple[str, str, Any]] = [
@@ -247,31 +288,19 @@ def _skill_rows(audit: RunAudit) -> list[SkillEvent]:
             ]
             for call_id, name, args in calls:
                 payload = {"args": _jsonable(args)}
-                rows.append(
-                    SkillEvent(
-                        run_id=info.run_id,
-                        thread_id=info.thread_id,
-                        tool_call_id=call_id,
-                        event_type="skill_call",
-                        skill_id=name,
-                        payload=payload,
-                        payload_summary=_summary(payload["args"]),
-                    )
-                )
+                rows.append(event(call_id, "skill_call", name, payload, _summary(payload["args"])))
         elif isinstance(message, ToolMessage):
             timing = audit.timings.get(message.tool_call_id, _ToolTiming())
             result = _parse(message.text)
             rows.append(
-                SkillEvent(
-                    run_id=info.run_id,
-                    thread_id=info.thread_id,
-                    tool_call_id=message.tool_call_id,
-                    event_type="skill_result",
-                    skill_id=message.name or "?",
-                    payload={"result": result},
-                    payload_summary=_summary(result),
-                    status=str(message.additional_kwargs.get("outcome") or timing.outcome),
-                    duration_ms=timing.duration_ms,
+                event(
+                    message.tool_call_id,
+                    "skill_result",
+                    message.name or "?",
+                    {"result": result},
+                    _summary(result),
+                    str(message.additional_kwargs.get("outcome") or timing.outcome),
+                    timing.duration_ms,
                 )
             )
     return rows
@@ -312,14 +341,14 @@ class PlannerRuns:
         """Follow one nested chunk of the stream."""
         if not namespace or mode != "updates" or not isinstance(chunk, dict):
             return
-        for node, update in chunk.items():
-            if not isinstance(update, dict):
+        for node, node_update in chunk.items():
+            if not isinstance(node_update, dict):
                 continue
-            run = self._run(namespace[0], update)
+            run = self._run(namespace[0], node_update)
             if node == "finish":
-                self._finish(namespace[0], run, update)
+                self._finish(namespace[0], run, node_update)
             else:
-                run.observe(mode, {node: update})
+                run.observe(mode, {node: node_update})
 
     def close(self, status: str) -> None:
         """End the planner runs still open (paused for a confirmation, or failed)."""
