@@ -62,6 +62,11 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default=Path(".agentloop"), description="Where the SQLite files and logs live."
     )
+    graph_url: str | None = Field(
+        default=None,
+        description="URL of a LangGraph Server that runs the `agent` graph (and holds its "
+        "checkpoints); unset: the graph runs in this process.",
+    )
     checkpoint_retention: CheckpointRetention = Field(
         default="latest",
         description="Checkpoints a thread keeps after each run: latest (what resuming "

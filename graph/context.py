@@ -43,3 +43,10 @@ class Context:
     """Model spec for the memory flush and the summary; None: the run's model."""
     verify_judge: bool = False
     """Whether verify asks the model to judge an answer that passed the rules."""
+
+    def __post_init__(self) -> None:
+        # A server (Studio, or the runner through `RemoteGraph`) builds this from JSON.
+        if isinstance(self.context_dir, str):
+            object.__setattr__(self, "context_dir", Path(self.context_dir))
+        if not isinstance(self.approver_roles, frozenset):
+            object.__setattr__(self, "approver_roles", frozenset(self.approver_roles))

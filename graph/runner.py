@@ -32,6 +32,7 @@ from graph.asker import stamp
 from graph.builder import build_graph
 from graph.context import Context
 from graph.proposals import ConfirmationRequest
+from graph.remote import RemoteAgent
 from graph.reply_intent import clear_intent
 from graph.state import AgentState
 from prompts import confirmation, replies
@@ -115,7 +116,7 @@ class Runner:
 
     def __init__(
         self,
-        graph: CompiledStateGraph[Any, Any, Any, Any],
+        graph: CompiledStateGraph[Any, Any, Any, Any] | RemoteAgent,
         settings: Settings,
         registry: ToolRegistry | None = None,
         models: ModelResolver | None = None,
@@ -141,8 +142,10 @@ class Runner:
     ) -> AsyncIterator[Runner]:
         """Open the configured checkpointer and compile the graph with it.
 
-        Runs are audited in the workspace database and traced to Langfuse when its keys
-        are set (`tracing` overrides); pending audit rows and spans are sent on close.
+        With `settings.graph_url` the graph is the one a LangGraph Server runs, with its
+        own checkpointer. Runs are audited in the workspace database and traced to Langfuse
+        when its keys are set (`tracing` overrides); pending audit rows and spans are sent on
+        close.
         """
         db = open_database(settings)
         registry = registry or default_registry()
@@ -150,10 +153,14 @@ class Runner:
         audit = AuditLog(db)
         tracing = tracing or Tracing.from_settings()
         try:
-            async with open_checkpointer(settings) as saver:
-                graph = build_graph(registry, models, db)
-                compiled = graph.compile(checkpointer=saver, name="agent")
-                yield cls(compiled, settings, registry, models, audit=audit, tracing=tracing)
+            if settings.graph_url:
+                remote = RemoteAgent.at(settings.graph_url)
+                yield cls(remote, settings, registry, models, audit=audit, tracing=tracing)
+            else:
+                async with open_checkpointer(settings) as saver:
+                    graph = build_graph(registry, models, db)
+                    compiled = graph.compile(checkpointer=saver, name="agent")
+                    yield cls(compiled, settings, registry, models, audit=audit, tracing=tracing)
         finally:
             await audit.drain()
             await tracing.flush()
