@@ -63,6 +63,10 @@ async def _postgres_pool(settings: Settings) -> AsyncIterator[object]:
         max_size=10,
         open=False,
         kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0},
+        # A connection the server dropped (a restart, a failover) is replaced when it is
+        # taken from the pool instead of failing the next checkpoint read or write.
+        check=AsyncConnectionPool.check_connection,
+        timeout=settings.checkpoint_wait_s,
     )
     await pool.open(wait=True, timeout=10)
     try:

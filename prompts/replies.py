@@ -53,6 +53,14 @@ def model_unavailable(reason: str) -> str:
     )
 
 
+def storage_unavailable(run_id: str) -> str:
+    """The checkpoint database could not be reached: the turn stopped at its last saved step."""
+    return (
+        "Sorry, I lost the connection to my database, so I stopped this turn at its last "
+        f"saved step. Please try again in a moment. Run id: {run_id}."
+    )
+
+
 def clarify_blank() -> str:
     """The message was empty."""
     return "It looks like your message was empty. What can I help you with?"

@@ -1,0 +1,175 @@
+"""PostgreSQL restarts mid-run: a proxy drops every connection and refuses new ones for a while.
+
+The shared server is never touched: the application reaches it through `TcpProxy`, and the
+proxy's `restart()` is the outage. A short one is ridden out (the checkpointer's pool replaces
+dropped connections); one longer than the pool waits fails the run with a clear reply, and
+the thread carries on from its last checkpoint once the server is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import psycopg
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from app.models import ModelResolver
+from app.settings import Settings
+from checkpoints.savers import setup_checkpointer
+from graph.runner import Runner, TurnRequest
+from prompts import replies
+from tests.faults.conftest import ON_POSTGRES
+from tests.support.slow_tools import slow_registry
+from tests.support.tcp_proxy import TcpProxy
+
+pytestmark = ON_POSTGRES
+THREAD = "t-restart"
+Script = Callable[[list[dict[str, Any]]], str]
+
+
+def nap(seconds: float) -> dict[str, Any]:
+    return {"tool_calls": [{"name": "nap", "args": {"seconds": seconds}}]}
+
+
+@pytest.fixture
+async def proxy(workspace_url: str) -> AsyncIterator[TcpProxy]:
+    await setup_checkpointer(Settings(_env_file=None, database_url=workspace_url))
+    host, port = psycopg.conninfo.conninfo_to_dict(workspace_url)["host"], 5432
+    async with TcpProxy(str(host), port) as server:
+        yield server
+
+
+@pytest.fixture
+def settings(
+    workspace_url: str, proxy: TcpProxy, make_settings: Callable[..., Settings]
+) -> Callable[..., Settings]:
+    """Settings whose database (workspace and checkpoints) is reached through the proxy."""
+    name = workspace_url.rsplit("/", 1)[1]
+    url = f"postgresql://postgres@127.0.0.1:{proxy.port}/{name}"
+    return lambda **values: make_settings(database_url=url, checkpointer="postgres", **values)
+
+
+def request(message: str, model: str) -> TurnRequest:
+    return TurnRequest(THREAD, "U1", message, model=model)
+
+
+def conversation(messages: list[Any]) -> list[tuple[str, str]]:
+    kinds = {HumanMessage: "user", AIMessage: "assistant", ToolMessage: "tool"}
+    shown = []
+    for message in messages:
+        calls = [call["name"] for call in getattr(message, "tool_calls", [])]
+        shown.append((kinds[type(message)], message.text or ",".join(calls)))
+    return shown
+
+
+async def step_saved(workspace_url: str, step: int) -> None:
+    """Wait until the thread's checkpoint of `step` is in the database (read directly)."""
+    async with await psycopg.AsyncConnection.connect(workspace_url, autocommit=True) as conn:
+        for _ in range(200):
+            cursor = await conn.execute(
+                "select 1 from checkpoints where thread_id = %s and (metadata->>'step')::int >= %s",
+                (THREAD, step),
+            )
+            if await cursor.fetchone():
+                return
+            await asyncio.sleep(0.02)
+    raise AssertionError(f"step {step} was never checkpointed")
+
+
+async def reconnected(runner: Runner, within_s: float = 30) -> None:
+    """Wait until the runner's pool reaches the server again (it retries with a backoff)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            await runner.history(THREAD)
+            return
+        except psycopg.OperationalError:
+            assert time.monotonic() < deadline, "the checkpointer never reconnected"
+            await asyncio.sleep(0.2)
+
+
+async def test_a_restart_between_database_calls_is_ridden_out(
+    workspace_url: str, proxy: TcpProxy, settings: Callable[..., Settings], write_script: Script
+) -> None:
+    configured = settings()
+    model = write_script([nap(1.5), {"content": "Rested."}])
+    outages: list[asyncio.Task[None]] = []
+    connections: list[int] = []
+
+    async def restart() -> None:
+        # Between database calls: act's tool call is saved, the tool is still running.
+        await step_saved(workspace_url, 3)
+        connections.append(proxy.connections)
+        await proxy.restart(0.5)
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("type") == "tool.call":
+            outages.append(asyncio.create_task(restart()))
+
+    async with Runner.open(configured, slow_registry(), ModelResolver(configured)) as runner:
+        result = await runner.run_turn(request("rest a bit", model), on_event)
+        history = await runner.history(THREAD)
+    await asyncio.gather(*outages)
+
+    assert (result.status, result.text) == ("completed", "Rested."), result.text
+    assert conversation(history) == [
+        ("user", "rest a bit"),
+        ("assistant", "nap"),
+        ("tool", '{"slept": 1.5}'),
+        ("assistant", "Rested."),
+    ]
+    assert proxy.connections > connections[0], "the pool never reconnected after the restart"
+
+
+async def test_an_outage_fails_the_run_clearly_then_the_thread_carries_on(
+    workspace_url: str, proxy: TcpProxy, settings: Callable[..., Settings], write_script: Script
+) -> None:
+    configured = settings(checkpoint_wait_s=1.0)
+    outages: list[asyncio.Task[None]] = []
+
+    async def outage() -> None:
+        # Once act's tool call is saved (step 3), the server goes away for 4 s: the nap
+        # ends during the outage and the run's next checkpoint finds no server.
+        await step_saved(workspace_url, 3)
+        await proxy.restart(4.0)
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("type") == "tool.call":
+            outages.append(asyncio.create_task(outage()))
+
+    async with Runner.open(configured, slow_registry(), ModelResolver(configured)) as runner:
+        started = time.monotonic()
+        failed = await runner.run_turn(
+            request("rest a bit", write_script([nap(1.0), {"content": "Rested, unsaved."}])),
+            on_event,
+        )
+        took = time.monotonic() - started
+        assert failed.status == "failed"
+        assert failed.text == replies.storage_unavailable(failed.run_id)
+        assert took < 15, f"the failure took {took:.1f} s"
+
+        await asyncio.gather(*outages)  # the server is back
+        await reconnected(runner)
+        # The same runner (a long-lived worker) finishes the turn from its last checkpoint:
+        # the tool call was saved, so the tool runs again and the model answers.
+        resumed = await runner.resume(
+            request("", write_script([{"content": "Rested."}])), {"decision": "approve"}
+        )
+        later = await runner.run_turn(request("thanks", write_script([{"content": "Anytime."}])))
+        history = await runner.history(THREAD)
+
+    assert (resumed.status, resumed.text) == ("completed", "Rested."), resumed.text
+    assert [(call.name, call.status) for call in resumed.tool_calls] == [("nap", "ok")]
+    assert (later.status, later.text) == ("completed", "Anytime.")
+    assert conversation(history) == [
+        ("user", "rest a bit"),
+        ("assistant", "nap"),
+        ("tool", '{"slept": 1.0}'),
+        ("assistant", "Rested."),
+        ("user", "thanks"),
+        ("assistant", "Anytime."),
+    ]
