@@ -98,7 +98,9 @@ def _check_today(today: str | None) -> None:
 
 @app.command()
 def ask(
-    message: Annotated[str, typer.Argument(help="The message to send.")],
+    message: Annotated[
+        str, typer.Argument(help="The message to send; - reads it from standard input.")
+    ],
     thread: ThreadOpt,
     user: UserOpt = None,
     role: RoleOpt = "member",
@@ -112,6 +114,9 @@ def ask(
     _check_role(role)
     _check_today(today)
     _check_context_type(context_type)
+    if message == "-":
+        # A long text (a log, a document) does not fit in a command-line argument.
+        message = sys.stdin.read()
     settings = _settings()
     logs.configure(settings.data_dir, verbose)
     request = TurnRequest(

@@ -28,8 +28,10 @@ def cli_env(workspace_url: str, tmp_path: Path) -> dict[str, str]:
 
     The workspace is migrated already; this is the checkpointer's half of `db upgrade`.
     """
-    asyncio.run(setup_checkpointer(Settings(_env_file=None, database_url=workspace_url)))
-    return {"DATABASE_URL": workspace_url, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    data = tmp_path / "data"
+    settings = Settings(_env_file=None, database_url=workspace_url, data_dir=data)
+    asyncio.run(setup_checkpointer(settings))
+    return {"DATABASE_URL": workspace_url, "AGENTLOOP_DATA_DIR": str(data)}
 
 
 @pytest.fixture
