@@ -27,6 +27,7 @@ from app.db.models import Brand, Client, ClientMemoryNote, name_key
 from app.db.search import search, terms
 from graph.context import Context
 from graph.state import AgentState, GatherUpdate, Source
+from tools.agency import names
 
 logger = logging.getLogger(__name__)
 
@@ -88,24 +89,40 @@ async def _workspace_sources(db: Database, query: str) -> list[Source]:
     key = f" {' '.join(_WORD.findall(name_key(query)))} "
     sources: list[Source] = []
     async with db.session() as session:
-        rows = list((await session.execute(select(Client))).scalars())
-        clients = {c.id: c.name for c in rows}
+        # Mentions are found in the cached name lists; only mentioned rows are read.
+        client_ids = [
+            i for i, name, _ in await names.listing(session, Client) if _mentions(key, name)
+        ]
+        brand_ids = [
+            i for i, name, _ in await names.listing(session, Brand) if _mentions(key, name)
+        ]
+        brands = (
+            list((await session.execute(select(Brand).where(Brand.id.in_(brand_ids)))).scalars())
+            if brand_ids
+            else []
+        )
+        wanted = set(client_ids) | {brand.client_id for brand in brands}
+        rows: list[Client] = (
+            list((await session.execute(select(Client).where(Client.id.in_(wanted)))).scalars())
+            if wanted
+            else []
+        )
+        clients = {c.id: c for c in rows}
         mentioned: dict[int, str] = {}
-        for client_row in rows:
-            if _mentions(key, client_row.name):
-                mentioned[client_row.id] = client_row.name
-                about = " ".join(client_row.notes.split())[:EXCERPT_CHARS]
-                sources.append(
-                    {
-                        "type": "client",
-                        "reference": client_row.name,
-                        "excerpt": f"client {client_row.name}" + (f": {about}" if about else ""),
-                    }
-                )
-        for brand in (await session.execute(select(Brand))).scalars():
-            if not _mentions(key, brand.name):
-                continue
-            client = clients.get(brand.client_id, "?")
+        for client_id in client_ids:
+            client_row = clients[client_id]
+            mentioned[client_row.id] = client_row.name
+            about = " ".join(client_row.notes.split())[:EXCERPT_CHARS]
+            sources.append(
+                {
+                    "type": "client",
+                    "reference": client_row.name,
+                    "excerpt": f"client {client_row.name}" + (f": {about}" if about else ""),
+                }
+            )
+        for brand in sorted(brands, key=lambda b: b.id):
+            owner = clients.get(brand.client_id)
+            client = owner.name if owner is not None else "?"
             destination = brand.destination_list or brand.destination_space or "no destination"
             sources.append(
                 {

@@ -122,21 +122,29 @@ async def _candidates(
 ) -> list[tuple[int, str, str]]:
     """Every (id, name, processed name) the fuzzy match scores against.
 
-    A scoped lookup (one client's brands) reads its few rows. An unscoped one reuses this
-    process's copy of the table's names while a `(count, max(id))` stamp shows no row was
-    added: the workspace only ever adds clients, brands and people (nothing renames or
-    deletes them), and reading thousands of names for every typo costs tens of ms.
+    A scoped lookup (one client's brands) reads its few rows; an unscoped one is `listing`.
     """
+    if where is None:
+        return await listing(session, model)
     columns = select(model.id, model.name, model.name_key)
-    if where is not None:
-        scoped = (await session.execute(columns.where(where))).all()
-        return [(row.id, row.name, utils.default_process(row.name_key)) for row in scoped]
+    scoped = (await session.execute(columns.where(where))).all()
+    return [(row.id, row.name, utils.default_process(row.name_key)) for row in scoped]
+
+
+async def listing(session: AsyncSession, model: Named) -> list[tuple[int, str, str]]:
+    """Every row's (id, name, processed name), from this process's copy when still current.
+
+    The copy is reused while a `(count, max(id))` stamp shows no row was added: the
+    workspace only ever adds clients, brands and people (nothing renames or deletes them),
+    and reading thousands of names for every lookup costs tens of ms.
+    """
     stamp_row = (await session.execute(select(func.count(), func.max(model.id)))).one()
     stamp = (int(stamp_row[0]), stamp_row[1])
     cache_key = (str(session.get_bind().engine.url), model.__tablename__)
     cached = _NAMES.get(cache_key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
+    columns = select(model.id, model.name, model.name_key)
     rows = [
         (row.id, row.name, utils.default_process(row.name_key))
         for row in (await session.execute(columns)).all()
