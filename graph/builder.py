@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from app.db.engine import Database
+from app.db.engine import Database, open_database
 from app.models import ModelResolver
+from app.settings import get_settings
 from graph.context import Context
 from graph.planner import build_planner
 from graph.routing import (
@@ -56,6 +59,12 @@ def build_graph(
     return builder
 
 
+@functools.cache
 def make_graph() -> CompiledStateGraph[AgentState, Context, AgentState, AgentState]:
-    """Compile the default graph without a checkpointer (the server brings its own)."""
-    return build_graph().compile(name="agent")
+    """Compile the graph a LangGraph Server serves, once per process.
+
+    The server calls this factory for every run; one graph and one workspace database (the
+    deployment's settings) serve them all, so gather searches the workspace there too. The
+    server brings its own checkpointer.
+    """
+    return build_graph(db=open_database(get_settings())).compile(name="agent")

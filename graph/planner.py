@@ -7,6 +7,8 @@ shows it as a subgraph and its interrupts and checkpoints live under the main th
 
 from __future__ import annotations
 
+import functools
+
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -50,6 +52,7 @@ def build_planner(
     return builder
 
 
+@functools.cache
 def make_planner_graph() -> CompiledStateGraph[PlannerState, Context, PlannerInput, PlannerOutput]:
-    """Compile the planner on its own (Studio/Server)."""
+    """Compile the planner on its own (Studio/Server), once per process."""
     return build_planner().compile(name="planner")
