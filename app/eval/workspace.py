@@ -37,6 +37,8 @@ BEHAVIOUR_SETTINGS = (
     "context_block_tokens",
     "turn_timeout_s",
     "tool_timeout_s",
+    # A scenario runs in-process on its own workspace, never on a configured server.
+    "graph_url",
 )
 
 
