@@ -127,6 +127,8 @@ class ThreadRun:
     """Checkpoint rows of the thread at the end."""
     disk_bytes: int = 0
     """The three tables on disk at the end (indexes, TOAST and not yet vacuumed rows)."""
+    compacted_bytes: int = 0
+    """The same after `VACUUM FULL`: what the rows kept need on disk."""
 
     def kept(self, turn: int) -> int:
         """Bytes the thread keeps for good after `turn` (1-based): as of its last prune.
@@ -256,9 +258,15 @@ async def _thread(config: Config, url: str, turns: int) -> ThreadRun:
                 assert row is not None
                 run.stored.append(row[0])
                 run.checkpoints = row[1]
-        disk = await (await conn.execute(DISK_SQL)).fetchone()
-        run.disk_bytes = disk[0] if disk else 0
+        run.disk_bytes = await _disk_bytes(conn)
+        await conn.execute("VACUUM FULL checkpoints, checkpoint_blobs, checkpoint_writes")
+        run.compacted_bytes = await _disk_bytes(conn)
     return run
+
+
+async def _disk_bytes(conn: psycopg.AsyncConnection[Any]) -> int:
+    row = await (await conn.execute(DISK_SQL)).fetchone()
+    return int(row[0]) if row else 0
 
 
 async def _measure(turns: int) -> CheckpointResult:
@@ -279,10 +287,12 @@ def _kb(n: float) -> str:
     return f"{n / 1000:,.1f}"
 
 
-def _verdict(growth: float) -> str:
-    if growth <= LINEAR_MAX:
-        return "bounded" if growth < 0.2 else "linear"
-    return "**superlinear**"
+def _growth(run: ThreadRun) -> str:
+    turns = len(run.stored)
+    if run.slope(turns - WINDOW + 1, turns) <= 0:
+        return "none (bounded)"
+    verdict = "linear" if run.growth <= LINEAR_MAX else "**superlinear**"
+    return f"{run.growth:.2f}× ({verdict})"
 
 
 def render(result: CheckpointResult) -> list[str]:
@@ -317,7 +327,7 @@ def render(result: CheckpointResult) -> list[str]:
         first, last = r.slope(1, WINDOW), r.slope(turns - WINDOW + 1, turns)
         lines.append(
             f"| {r.config.label} | {kept} | {_kb(max(r.stored))} | {_kb(first)} → {_kb(last)} "
-            f"| {r.growth:.2f}× ({_verdict(r.growth)}) |"
+            f"| {_growth(r)} |"
         )
     lines += [
         "",
@@ -327,7 +337,7 @@ def render(result: CheckpointResult) -> list[str]:
         "",
         "| retention, compaction | steps per turn | `aput` turns 1–10 | `aput` last 10 turns "
         "| `aput_writes` | prune (every … turns) | turn (mean) | rows at the end "
-        "| tables on disk |",
+        "| tables on disk (after `VACUUM FULL`) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in result.runs:
@@ -341,14 +351,17 @@ def render(result: CheckpointResult) -> list[str]:
         lines.append(
             f"| {r.config.label} | {steps:.1f} | {_mean_p95(early)} | {_mean_p95(late)} "
             f"| {_mean_p95(r.writes_ms)} | {prune} | {statistics.mean(r.turn_ms):.1f} "
-            f"| {r.checkpoints} | {r.disk_bytes / 1e6:,.1f} MB |"
+            f"| {r.checkpoints} | {r.disk_bytes / 1e6:,.1f} MB "
+            f"({r.compacted_bytes / 1e6:,.2f} MB) |"
         )
     default = next(r for r in result.runs if r.config == Config("latest", compaction=True))
     met = default.growth <= LINEAR_MAX
     lines += [
         "",
         "*Tables on disk*: `pg_total_relation_size` of the three tables at the end, indexes "
-        "and TOAST included; rows a prune deleted stay there until autovacuum reuses them.",
+        "and TOAST included. The space of pruned rows stays in the files, free for new rows "
+        "once a vacuum has seen it (autovacuum, in a deployment); `VACUUM FULL` rewrites "
+        "them to what the kept rows need.",
         "",
         f"Result: with the defaults (retention `latest`, compaction on) the thread keeps "
         f"{_kb(default.kept(len(default.stored)))} kB after {result.turns} turns (peak "

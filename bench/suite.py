@@ -68,14 +68,16 @@ def select(names: Iterable[str]) -> list[str]:
 def run(names: Iterable[str] = (), say: Say = print, results: Path = RESULTS) -> Path:
     """Run the named benchmarks (all for none), recording each section as soon as it is done.
 
-    A benchmark that fails stops the run; the sections already recorded stay.
+    Every section of one run is marked with the time the run started. A benchmark that
+    fails stops the run; the sections already recorded stay.
     """
+    started = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     for name in select(names):
         say(f"running {name} …")
         module = importlib.import_module(f"bench.{name}")
         takes_say = "say" in inspect.signature(module.run).parameters
         result = module.run(say=say) if takes_say else module.run()
-        section = Section(name, f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC", module.render(result))
+        section = Section(name, started, module.render(result))
         say("\n".join(section.lines))
         record(section, results)
     return results
