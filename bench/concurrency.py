@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from app.db.migrate import upgrade
 from app.models import ModelResolver
-from app.settings import Settings
+from app.settings import CheckpointRetention, Settings
 from bench import cpu_meter, cpu_profile
 from bench.cpu_meter import CpuUse
 from bench.latency_model import LatencyChatModel
@@ -81,6 +81,7 @@ class LoadRun:
     """One database and turn shape under the full load."""
 
     database: str
+    retention: CheckpointRetention
     shape: Shape
     wall_s: float
     latencies_s: list[float]
@@ -93,6 +94,11 @@ class LoadRun:
     """CPU used by `CPU_TURNS` turns run one at a time."""
     profile: list[tuple[str, float]]
     """CPU seconds by package of `CPU_TURNS` more turns one at a time, profiled."""
+
+    @property
+    def label(self) -> str:
+        """The database, and the retention when it is not the default."""
+        return self.database + (", retention all" if self.retention == "all" else "")
 
     @property
     def turns(self) -> int:
@@ -154,10 +160,17 @@ class ConcurrencyResult:
     cores: int
 
 
-def _settings(database_url: str, data_dir: Path) -> Settings:
+def _settings(
+    database_url: str, data_dir: Path, retention: CheckpointRetention = "latest"
+) -> Settings:
     kind = "postgres" if database_url.startswith("postgresql") else "sqlite"
     return Settings(
-        _env_file=None, database_url=database_url, checkpointer=kind, model=MODEL, data_dir=data_dir
+        _env_file=None,
+        database_url=database_url,
+        checkpointer=kind,
+        checkpoint_retention=retention,
+        model=MODEL,
+        data_dir=data_dir,
     )
 
 
@@ -202,6 +215,7 @@ async def _measure(database: str, settings: Settings, shape: Shape) -> LoadRun:
         load = cpu_meter.between(before, cpu_meter.read())
     return LoadRun(
         database=database,
+        retention=settings.checkpoint_retention,
         shape=shape,
         wall_s=wall,
         latencies_s=[seconds for seconds, _ in outcomes],
@@ -213,33 +227,36 @@ async def _measure(database: str, settings: Settings, shape: Shape) -> LoadRun:
     )
 
 
-async def _on_postgres(shape: Shape) -> LoadRun:
+async def _on_postgres(shape: Shape, retention: CheckpointRetention) -> LoadRun:
     async with scratch_postgres("concurrency") as url:
         with tempfile.TemporaryDirectory() as tmp:
-            return await _measure("postgresql", _settings(url, Path(tmp)), shape)
+            return await _measure("postgresql", _settings(url, Path(tmp), retention), shape)
 
 
-async def _on_sqlite(shape: Shape) -> LoadRun:
+async def _on_sqlite(shape: Shape, retention: CheckpointRetention) -> LoadRun:
     with tempfile.TemporaryDirectory() as tmp:
-        settings = _settings(f"sqlite:///{Path(tmp) / 'workspace.sqlite'}", Path(tmp))
+        url = f"sqlite:///{Path(tmp) / 'workspace.sqlite'}"
+        settings = _settings(url, Path(tmp), retention)
         await asyncio.to_thread(upgrade, settings)
         return await _measure("sqlite", settings, shape)
 
 
 def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
-    """Measure on PostgreSQL (both shapes) and SQLite (text answers)."""
+    """Measure on PostgreSQL (both shapes, and with every checkpoint kept) and SQLite."""
     say = say or (lambda _: None)
     runs = []
-    for database, shape in (
-        ("postgresql", ANSWER_ONLY),
-        ("postgresql", TOOL_THEN_ANSWER),
-        ("sqlite", ANSWER_ONLY),
-    ):
+    setups: list[tuple[str, Shape, CheckpointRetention]] = [
+        ("postgresql", ANSWER_ONLY, "latest"),
+        ("postgresql", TOOL_THEN_ANSWER, "latest"),
+        ("postgresql", ANSWER_ONLY, "all"),
+        ("sqlite", ANSWER_ONLY, "latest"),
+    ]
+    for database, shape, retention in setups:
         measure = _on_postgres if database == "postgresql" else _on_sqlite
-        runs.append(asyncio.run(measure(shape)))
+        runs.append(asyncio.run(measure(shape, retention)))
         last = runs[-1]
         say(
-            f"{database}, {shape.name}: {last.throughput:.1f} turns/s "
+            f"{last.label}, {shape.name}: {last.throughput:.1f} turns/s "
             f"({last.share:.0%} of ideal), p95 {last.quantile(0.95) * 1000:.0f} ms"
         )
     return ConcurrencyResult(runs=runs, cores=os.cpu_count() or 1)
@@ -262,7 +279,9 @@ def render(result: ConcurrencyResult) -> list[str]:
         f"One runner (one process, one event loop) takes all {THREADS} threads at once; each "
         f"thread sends its {TURNS} messages one after another. The model answers after "
         f"{MODEL_S * 1000:.0f} ms without holding the event loop; runs are audited in the "
-        "workspace database and checkpointed (retention `latest`) on the same database. "
+        "workspace database and checkpointed on the same database, pruned as by default "
+        "(retention `latest`; one row keeps every checkpoint, retention `all`, to show what "
+        "pruning costs). "
         "*Ideal*: nothing costs time but the model, so a turn takes its model calls' latency "
         f"and the throughput is {THREADS} threads / that latency. Target: throughput ≥ "
         f"{TARGET:.0%} of the ideal.",
@@ -275,7 +294,7 @@ def render(result: ConcurrencyResult) -> list[str]:
         met = "met" if r.share >= TARGET else "**missed**"
         failed = f" ({r.not_completed} not completed)" if r.not_completed else ""
         lines.append(
-            f"| {r.database} | {r.shape.name} | {r.turns}{failed} | {r.wall_s:.1f} "
+            f"| {r.label} | {r.shape.name} | {r.turns}{failed} | {r.wall_s:.1f} "
             f"| {r.throughput:.1f} ({r.ideal_throughput:.0f}) | {r.share:.1%} "
             f"| {statistics.median(r.latencies_s) * 1000:.0f} / {r.quantile(0.95) * 1000:.0f} "
             f"({r.ideal_turn_s * 1000:.0f}) | {met} |"
@@ -298,7 +317,7 @@ def render(result: ConcurrencyResult) -> list[str]:
     ]
     for r in result.runs:
         lines.append(
-            f"| {r.database} | {r.shape.name} | {_ms(r.agent_cpu_s)} | {_ms(r.db_cpu_s)} "
+            f"| {r.label} | {r.shape.name} | {_ms(r.agent_cpu_s)} | {_ms(r.db_cpu_s)} "
             f"| {r.one_core_ceiling:.0f}, {r.machine_ceiling(result.cores):.0f} "
             f"| {r.throughput:.1f} | {_pct(r.load.process_s / r.wall_s)} "
             f"| {_pct(r.load.machine_busy)} ({_pct(r.idle.machine_busy)}) |"
