@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +44,17 @@ class Context:
     """Model spec for the memory flush and the summary; None: the run's model."""
     verify_judge: bool = False
     """Whether verify asks the model to judge an answer that passed the rules."""
+    deadline: float | None = None
+    """When this invocation must end (epoch seconds), set by the runner for each one; None:
+    the deadline the turn set when it opened (a Studio run)."""
+
+    def deadline_for(self, turn_deadline: float | None) -> float:
+        """Return when the work of this invocation must end.
+
+        An approval may come hours after the question, and a crashed run may be finished
+        later still: each invocation gets its own time budget, not what is left of the turn's.
+        """
+        return self.deadline or turn_deadline or time.time() + self.turn_timeout_s
 
     def __post_init__(self) -> None:
         # A server (Studio, or the runner through `RemoteGraph`) builds this from JSON.

@@ -192,6 +192,7 @@ class Runner:
             verify_judge=s.verify_judge,
             confirmation_ttl_s=s.confirmation_ttl_hours * 3600,
             approver_roles=s.approver_roles,
+            deadline=time.time() + s.turn_timeout_s,
         )
 
     def config_for(

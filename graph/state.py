@@ -114,6 +114,7 @@ class ConfirmUpdate(TypedDict, total=False):
 
     messages: list[AnyMessage]
     decisions: dict[str, Decision]
+    deadline: float
 
 
 class VerifyUpdate(TypedDict, total=False):

@@ -58,7 +58,7 @@ class Act:
     async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> ActUpdate:
         """Call the model once; a passed deadline ends the turn instead."""
         ctx = runtime.context
-        deadline = state.get("deadline", time.time() + ctx.turn_timeout_s)
+        deadline = ctx.deadline_for(state.get("deadline"))
         if deadline - time.time() <= 0:
             return {"cap": replies.turn_timeout(ctx.turn_timeout_s)}
         runtime.stream_writer(events.agent_state("thinking"))

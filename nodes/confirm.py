@@ -69,7 +69,11 @@ class Confirm:
             request = {**request, "error": decisions}
         if any(d["decision"] == "dismiss" for d in decisions.values()):
             return self._dismiss(state, message, value, ctx)
-        update: ConfirmUpdate = {"decisions": {**state.get("decisions", {}), **decisions}}
+        # The decision may come long after the question: what it sets off gets a turn's time.
+        update: ConfirmUpdate = {
+            "decisions": {**state.get("decisions", {}), **decisions},
+            "deadline": time.time() + ctx.turn_timeout_s,
+        }
         return Command(goto="tools", update=update)
 
     def _dismiss(

@@ -85,7 +85,7 @@ class Tools:
             thread_id=(runtime.execution_info.thread_id if runtime.execution_info else None) or "",
             db=self._database(),
         )
-        deadline = state.get("deadline", time.time() + ctx.turn_timeout_s)
+        deadline = ctx.deadline_for(state.get("deadline"))
         decisions = state.get("decisions", {})
         results = await asyncio.gather(
             *(

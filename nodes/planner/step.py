@@ -32,7 +32,7 @@ class Step:
         ctx = runtime.context
         plan = state["plan"]
         index = state.get("step_index", 0)
-        deadline = state.get("deadline", time.time() + ctx.turn_timeout_s)
+        deadline = ctx.deadline_for(state.get("deadline"))
         if deadline - time.time() <= 0:
             return {"cap": replies.turn_timeout(ctx.turn_timeout_s)}
         new: list[AnyMessage] = []

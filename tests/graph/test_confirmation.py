@@ -307,3 +307,20 @@ async def test_an_approved_change_runs_as_the_asker_even_after_guard_rewrites_it
     async with workspace.session() as session:
         actors = (await session.scalars(select(MutationReceipt.actor))).all()
     assert actors == ["U0ADA"]
+
+
+async def test_an_approval_later_than_the_turn_timeout_still_runs(
+    open_runner, write_script, workspace, workspace_url
+) -> None:
+    # The question's turn had 1 s; the person answers after it: the approved change gets
+    # its own time instead of "timed out after 0.0 s".
+    spec = write_script([CREATE, DONE])
+    async with open_runner(model=spec, database_url=workspace_url, turn_timeout_s=1) as runner:
+        paused = await runner.run_turn(ask())
+        assert paused.status == "needs_confirmation"
+        await asyncio.sleep(1.3)
+        done = await runner.resume(ask(), {"decision": "approve"})
+    assert done.status == "completed", done.text
+    assert done.tool_calls[0].status == "ok"
+    assert done.tool_calls[0].result["status"] == "created"
+    assert await tasks(workspace) == 1
