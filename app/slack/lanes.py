@@ -54,6 +54,8 @@ class Lanes:
             timeout=_POOL_WAIT_S,
             open=False,
             kwargs={"autocommit": True},
+            # A connection dropped by a database restart is replaced, not handed to a turn.
+            check=AsyncConnectionPool.check_connection,
         )
         await pool.open(wait=True, timeout=10)
         try:
