@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from langfuse import Langfuse
@@ -52,6 +53,10 @@ def langfuse_client(settings: LangfuseSettings) -> Langfuse | None:
     key = (settings.public_key, settings.base_url)
     client = _clients.get(key)
     if client is None:
+        # The agent's traces carry text only, so the SDK's media scan (every input, output
+        # and metadata value walked for base64 data URIs to upload) is pure cost: about a
+        # quarter of tracing's per-turn time. Off unless the variable is set explicitly.
+        os.environ.setdefault("LANGFUSE_MEDIA_UPLOAD_ENABLED", "false")
         options: dict[str, Any] = {
             "public_key": settings.public_key,
             "secret_key": settings.secret_key.get_secret_value(),

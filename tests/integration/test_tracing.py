@@ -176,3 +176,22 @@ def test_without_keys_tracing_is_off() -> None:
     assert not Tracing.from_settings(LangfuseSettings(_env_file=None)).enabled
     only_public = LangfuseSettings(_env_file=None, public_key="pk-lf-x")
     assert not Tracing.from_settings(only_public).enabled
+
+
+async def test_traced_text_is_not_scanned_for_media(
+    receiver: OtlpReceiver,
+    make_settings: Callable[..., Settings],
+    write_script,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The SDK would turn a message that is a base64 data URI into a media reference and
+    # upload it; the agent traces text, so by default it is kept as written, unsent.
+    monkeypatch.delenv("LANGFUSE_MEDIA_UPLOAD_ENABLED", raising=False)
+    uri = "data:image/png;base64,iVBORw0KGgoAAQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYn"
+    settings = make_settings(model=write_script([{"content": "Noted."}]))
+    async with Runner.open(settings, tracing=tracing_to(receiver.base_url)) as runner:
+        result = await runner.run_turn(TurnRequest("t-media", "U1", uri))
+    assert result.status == "completed"
+    gather = one(receiver, "phase-gather")
+    assert gather.json_attr("langfuse.observation.input")["user_input"] == uri
+    assert "langfuseMedia" not in json.dumps([s.attributes for s in receiver.spans])
