@@ -20,10 +20,15 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
+from langchain.agents import create_agent
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
 from app.db.migrate import upgrade
@@ -49,6 +54,11 @@ IDLE_S = 3.0
 """Seconds the agent waits before the run, to see what else keeps the machine busy."""
 ANSWER = "The answer is 42."
 MODEL = "latency:bench"
+BASELINE = "create_agent, in memory"
+"""The baseline row: LangChain's agent loop alone, no database."""
+
+Turn = Callable[[str, int], Awaitable[tuple[float, bool]]]
+"""One turn on a thread (its id, the turn's number): seconds taken, and whether it completed."""
 
 
 class QuoteArgs(BaseModel):
@@ -181,41 +191,36 @@ async def _turn(runner: Runner, thread: str, n: int) -> tuple[float, bool]:
     return time.perf_counter() - start, result.status == "completed"
 
 
-async def _thread(runner: Runner, thread: str, outcomes: list[tuple[float, bool]]) -> None:
+async def _thread(turn: Turn, thread: str, outcomes: list[tuple[float, bool]]) -> None:
     for n in range(TURNS):
-        outcomes.append(await _turn(runner, thread, n))
+        outcomes.append(await turn(thread, n))
 
 
-async def _one_at_a_time(runner: Runner, label: str) -> None:
+async def _one_at_a_time(turn: Turn, label: str) -> None:
     for n in range(CPU_TURNS):
-        await _turn(runner, f"{label}-{n % 8}", n)
+        await turn(f"{label}-{n % 8}", n)
 
 
-async def _measure(database: str, settings: Settings, shape: Shape) -> LoadRun:
-    models = ModelResolver(settings)
-    model = LatencyChatModel(
-        latency_s=MODEL_S, answer=ANSWER, tool=shape.tool, tool_args={"key": "x"}
-    )
-    models._models[MODEL] = model  # the resolver's cache is the model seam
-    async with Runner.open(settings, ToolRegistry([quote]), models) as runner:
-        for n in range(WARMUP_TURNS):
-            await _turn(runner, f"warm-{n}", 0)
-        before = cpu_meter.read()
-        await _one_at_a_time(runner, "alone")
-        alone = cpu_meter.between(before, cpu_meter.read())
-        with cpu_profile.profiled() as profile:
-            await _one_at_a_time(runner, "profiled")
-        before = cpu_meter.read()
-        await asyncio.sleep(IDLE_S)
-        idle = cpu_meter.between(before, cpu_meter.read())
-        outcomes: list[tuple[float, bool]] = []
-        before, start = cpu_meter.read(), time.perf_counter()
-        await asyncio.gather(*(_thread(runner, f"load-{t}", outcomes) for t in range(THREADS)))
-        wall = time.perf_counter() - start
-        load = cpu_meter.between(before, cpu_meter.read())
+async def _load(turn: Turn, database: str, retention: CheckpointRetention, shape: Shape) -> LoadRun:
+    """Warm up, measure one turn's CPU alone (and profiled), the idle machine, then the load."""
+    for n in range(WARMUP_TURNS):
+        await turn(f"warm-{n}", 0)
+    before = cpu_meter.read()
+    await _one_at_a_time(turn, "alone")
+    alone = cpu_meter.between(before, cpu_meter.read())
+    with cpu_profile.profiled() as profile:
+        await _one_at_a_time(turn, "profiled")
+    before = cpu_meter.read()
+    await asyncio.sleep(IDLE_S)
+    idle = cpu_meter.between(before, cpu_meter.read())
+    outcomes: list[tuple[float, bool]] = []
+    before, start = cpu_meter.read(), time.perf_counter()
+    await asyncio.gather(*(_thread(turn, f"load-{t}", outcomes) for t in range(THREADS)))
+    wall = time.perf_counter() - start
+    load = cpu_meter.between(before, cpu_meter.read())
     return LoadRun(
         database=database,
-        retention=settings.checkpoint_retention,
+        retention=retention,
         shape=shape,
         wall_s=wall,
         latencies_s=[seconds for seconds, _ in outcomes],
@@ -225,6 +230,31 @@ async def _measure(database: str, settings: Settings, shape: Shape) -> LoadRun:
         alone=alone,
         profile=cpu_profile.by_package(profile),
     )
+
+
+async def _measure(database: str, settings: Settings, shape: Shape) -> LoadRun:
+    models = ModelResolver(settings)
+    model = LatencyChatModel(
+        latency_s=MODEL_S, answer=ANSWER, tool=shape.tool, tool_args={"key": "x"}
+    )
+    models._models[MODEL] = model  # the resolver's cache is the model seam
+    async with Runner.open(settings, ToolRegistry([quote]), models) as runner:
+        return await _load(partial(_turn, runner), database, settings.checkpoint_retention, shape)
+
+
+async def _baseline() -> LoadRun:
+    """LangChain's `create_agent` under the same load: same model, in memory, nothing else."""
+    model = LatencyChatModel(latency_s=MODEL_S, answer=ANSWER)
+    agent = create_agent(model, [], checkpointer=InMemorySaver())
+
+    async def turn(thread: str, n: int) -> tuple[float, bool]:
+        config: Any = {"configurable": {"thread_id": thread}}
+        message = HumanMessage(f"What is the answer ({n})?")
+        start = time.perf_counter()
+        state = await agent.ainvoke({"messages": [message]}, config)
+        return time.perf_counter() - start, state["messages"][-1].text == ANSWER
+
+    return await _load(turn, BASELINE, "latest", ANSWER_ONLY)
 
 
 async def _on_postgres(shape: Shape, retention: CheckpointRetention) -> LoadRun:
@@ -242,7 +272,7 @@ async def _on_sqlite(shape: Shape, retention: CheckpointRetention) -> LoadRun:
 
 
 def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
-    """Measure on PostgreSQL (both shapes, and with every checkpoint kept) and SQLite."""
+    """Measure on PostgreSQL (both shapes; every checkpoint kept), SQLite, and the baseline."""
     say = say or (lambda _: None)
     runs = []
     setups: list[tuple[str, Shape, CheckpointRetention]] = [
@@ -250,10 +280,14 @@ def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
         ("postgresql", TOOL_THEN_ANSWER, "latest"),
         ("postgresql", ANSWER_ONLY, "all"),
         ("sqlite", ANSWER_ONLY, "latest"),
+        (BASELINE, ANSWER_ONLY, "latest"),
     ]
     for database, shape, retention in setups:
-        measure = _on_postgres if database == "postgresql" else _on_sqlite
-        runs.append(asyncio.run(measure(shape, retention)))
+        if database == BASELINE:
+            runs.append(asyncio.run(_baseline()))
+        else:
+            measure = _on_postgres if database == "postgresql" else _on_sqlite
+            runs.append(asyncio.run(measure(shape, retention)))
         last = runs[-1]
         say(
             f"{last.label}, {shape.name}: {last.throughput:.1f} turns/s "
@@ -284,7 +318,10 @@ def render(result: ConcurrencyResult) -> list[str]:
         "pruning costs). "
         "*Ideal*: nothing costs time but the model, so a turn takes its model calls' latency "
         f"and the throughput is {THREADS} threads / that latency. Target: throughput ≥ "
-        f"{TARGET:.0%} of the ideal.",
+        f"{TARGET:.0%} of the ideal. The last row is a baseline: LangChain's "
+        "`create_agent` under the same load with the same model, in memory (no database, no "
+        "audit, no workspace search, no guard or verify) — what this machine gives an agent "
+        "loop with nothing but LangGraph's own cost.",
         "",
         "| database | turn | turns | wall s | turns/s (ideal) | share of ideal "
         "| p50 / p95 turn ms (ideal) | target |",
@@ -330,6 +367,15 @@ def render(result: ConcurrencyResult) -> list[str]:
     cost = f"{_ms(first.agent_cpu_s)} ms in the agent" + (
         f" plus {_ms(first.db_cpu_s)} ms in Postgres" if first.db_cpu_s else ""
     )
+    baseline = next((r for r in result.runs if r.database == BASELINE), None)
+    if baseline is not None:
+        lines += [
+            "",
+            f"The baseline reaches {baseline.share:.1%} of the ideal "
+            f"({baseline.throughput:.1f} turns/s, {_ms(baseline.agent_cpu_s)} ms of CPU per "
+            f"turn): at {THREADS} threads one event loop is CPU-bound long before the "
+            "model's latency is all that counts, for LangChain's own loop as for this one.",
+        ]
     if all(r.share >= TARGET for r in result.runs):
         verdict = "the target is met."
     elif first.throughput >= 0.7 * ceiling or (first.load.machine_busy or 0) >= 0.9:
