@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -18,7 +17,7 @@ from sqlalchemy import create_engine, func, select
 from app.db.engine import sync_url
 from app.db.models import Task
 from app.settings import Settings
-from tests.support.cli import ROOT, agentloop, ask_json
+from tests.support.cli import ROOT, agentloop, ask_json, resume_json
 
 TITLE = "Refresh the Garlic Press listing images"
 CREATE = {
@@ -47,13 +46,6 @@ def task_count(workspace_url: str) -> int:
             return conn.execute(statement).scalar_one()
     finally:
         engine.dispose()
-
-
-def resume_json(*args: str, env: dict[str, str]) -> tuple[int, dict[str, Any]]:
-    proc = agentloop("resume", *args, "--json", env=env)
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, f"expected one JSON line: {proc.stdout!r} / {proc.stderr!r}"
-    return proc.returncode, json.loads(lines[0])
 
 
 def test_ask_then_resume_in_new_processes(workspace_url, tmp_path, write_script) -> None:

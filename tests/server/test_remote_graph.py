@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from langgraph_sdk import get_client
 
 from graph.remote import server_thread_id
 from tests.server.dev_server import DONE, DevServer, create_task
-from tests.support.cli import agentloop, ask_json
+from tests.support.cli import ask_json, resume_json
 
 TITLE = "Refresh the Garlic Press listing images"
-
-
-def resume_json(*args: str, env: dict[str, str]) -> tuple[int, dict[str, Any]]:
-    proc = agentloop("resume", *args, "--json", env=env)
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, f"expected one JSON line: {proc.stdout!r} / {proc.stderr!r}"
-    return proc.returncode, json.loads(lines[0])
 
 
 async def test_ask_and_resume_through_the_server(dev_server: DevServer, tmp_path, write_script):

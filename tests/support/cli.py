@@ -35,3 +35,11 @@ def ask_json(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 1, f"expected one JSON line, got: {proc.stdout!r} / {proc.stderr!r}"
     return json.loads(lines[0])
+
+
+def resume_json(*args: str, env: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    """Run `agentloop resume ... --json`; return its exit code and the one JSON object printed."""
+    proc = agentloop("resume", *args, "--json", env=env)
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, f"expected one JSON line: {proc.stdout!r} / {proc.stderr!r}"
+    return proc.returncode, json.loads(lines[0])
