@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from app.context.history import pairing_problems
 from app.context.turn import turn_start
+from app.db.migrate import upgrade
 from app.models import ModelResolver
 from app.models.scripted import ScriptedChatModel, ScriptedTurn
 from app.settings import Settings
@@ -82,6 +83,7 @@ async def _measure(turns: int, window: int) -> HistoryResult:
             data_dir=Path(tmp),
             scripted_transcript=transcript,
         )
+        await asyncio.to_thread(upgrade, settings)  # a workspace for gather and the audit
         models = ModelResolver(settings)
         main = [
             turn

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from app.db.migrate import upgrade
 from app.models import ModelResolver
 from app.models.scripted import ScriptedChatModel, ScriptedTurn
 from app.settings import Settings
@@ -46,10 +49,10 @@ class WaveResult:
     turn_ms: list[float]
 
 
-async def _measure(repeats: int) -> WaveResult:
+async def _measure(repeats: int, data_dir: Path) -> WaveResult:
     calls = [{"name": "slow_lookup", "args": {"n": i}} for i in range(CALLS)]
     turns = [{"tool_calls": calls}, {"content": "All four came back."}] * repeats
-    settings = Settings(_env_file=None, checkpointer="memory", model="scripted:wave")
+    settings = _settings(data_dir)
     models = ModelResolver(settings)
     models._models["scripted:wave"] = ScriptedChatModel(
         turns=[ScriptedTurn.model_validate(t) for t in turns]
@@ -69,9 +72,15 @@ async def _measure(repeats: int) -> WaveResult:
     return result
 
 
+def _settings(data_dir: Path) -> Settings:
+    return Settings(_env_file=None, checkpointer="memory", model="scripted:wave", data_dir=data_dir)
+
+
 def run(repeats: int = REPEATS) -> WaveResult:
-    """Run the wave benchmark."""
-    return asyncio.run(_measure(repeats))
+    """Run the wave benchmark in a migrated workspace of its own."""
+    with tempfile.TemporaryDirectory() as tmp:
+        upgrade(_settings(Path(tmp)))
+        return asyncio.run(_measure(repeats, Path(tmp)))
 
 
 def render(result: WaveResult) -> list[str]:
