@@ -55,7 +55,7 @@ def langfuse_client(settings: LangfuseSettings) -> Langfuse | None:
     if client is None:
         # The agent's traces carry text only, so the SDK's media scan (every input, output
         # and metadata value walked for base64 data URIs to upload) is pure cost: about a
-        # quarter of tracing's per-turn time. Off unless the variable is set explicitly.
+        # tenth of tracing's per-turn time. Off unless the variable is set explicitly.
         os.environ.setdefault("LANGFUSE_MEDIA_UPLOAD_ENABLED", "false")
         options: dict[str, Any] = {
             "public_key": settings.public_key,
