@@ -20,7 +20,7 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -274,23 +274,19 @@ async def _on_sqlite(shape: Shape, retention: CheckpointRetention) -> LoadRun:
 def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
     """Measure on PostgreSQL (both shapes; every checkpoint kept), SQLite, and the baseline."""
     say = say or (lambda _: None)
-    runs = []
-    setups: list[tuple[str, Shape, CheckpointRetention]] = [
-        ("postgresql", ANSWER_ONLY, "latest"),
-        ("postgresql", TOOL_THEN_ANSWER, "latest"),
-        ("postgresql", ANSWER_ONLY, "all"),
-        ("sqlite", ANSWER_ONLY, "latest"),
-        (BASELINE, ANSWER_ONLY, "latest"),
+    runs: list[LoadRun] = []
+    measures: list[Callable[[], Coroutine[Any, Any, LoadRun]]] = [
+        partial(_on_postgres, ANSWER_ONLY, "latest"),
+        partial(_on_postgres, TOOL_THEN_ANSWER, "latest"),
+        partial(_on_postgres, ANSWER_ONLY, "all"),
+        partial(_on_sqlite, ANSWER_ONLY, "latest"),
+        _baseline,
     ]
-    for database, shape, retention in setups:
-        if database == BASELINE:
-            runs.append(asyncio.run(_baseline()))
-        else:
-            measure = _on_postgres if database == "postgresql" else _on_sqlite
-            runs.append(asyncio.run(measure(shape, retention)))
+    for measure in measures:
+        runs.append(asyncio.run(measure()))
         last = runs[-1]
         say(
-            f"{last.label}, {shape.name}: {last.throughput:.1f} turns/s "
+            f"{last.label}, {last.shape.name}: {last.throughput:.1f} turns/s "
             f"({last.share:.0%} of ideal), p95 {last.quantile(0.95) * 1000:.0f} ms"
         )
     return ConcurrencyResult(runs=runs, cores=os.cpu_count() or 1)

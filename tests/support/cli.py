@@ -32,14 +32,16 @@ def ask_json(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run `agentloop ask ... --json`, check it printed exactly one JSON object, return it."""
     proc = agentloop("ask", *args, "--json", env=env)
     assert proc.returncode in (0, 1), proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, f"expected one JSON line, got: {proc.stdout!r} / {proc.stderr!r}"
-    return json.loads(lines[0])
+    return _one_json(proc)
 
 
 def resume_json(*args: str, env: dict[str, str]) -> tuple[int, dict[str, Any]]:
     """Run `agentloop resume ... --json`; return its exit code and the one JSON object printed."""
     proc = agentloop("resume", *args, "--json", env=env)
+    return proc.returncode, _one_json(proc)
+
+
+def _one_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, f"expected one JSON line: {proc.stdout!r} / {proc.stderr!r}"
-    return proc.returncode, json.loads(lines[0])
+    assert len(lines) == 1, f"expected one JSON line, got: {proc.stdout!r} / {proc.stderr!r}"
+    return json.loads(lines[0])
