@@ -22,7 +22,8 @@ from langgraph.types import Command, Durability, StateSnapshot
 from app.db.engine import open_database
 from app.models import ModelConfigError, ModelResolver
 from app.observability.audit import AuditLog, PlannerRuns, RunAudit, RunInfo
-from app.observability.tracing import RunTrace, Tracing, trace_id_for
+from app.observability.run_trace import RunTrace
+from app.observability.tracing import Tracing, trace_id_for
 from app.observability.usage import UsageCollector
 from app.settings import Settings
 from checkpoints.retention import apply_retention
@@ -145,12 +146,13 @@ class Runner:
         With `settings.graph_url` the graph is the one a LangGraph Server runs, with its
         own checkpointer. Runs are audited in the workspace database and traced to Langfuse
         when its keys are set (`tracing` overrides); pending audit rows and spans are sent on
-        close.
+        close, and the tracer process of tracing it set up itself ends.
         """
         db = open_database(settings)
         registry = registry or default_registry()
         models = models or ModelResolver(settings)
         audit = AuditLog(db)
+        own_tracing = tracing is None
         tracing = tracing or Tracing.from_settings()
         try:
             if settings.graph_url:
@@ -163,7 +165,7 @@ class Runner:
                     yield cls(compiled, settings, registry, models, audit=audit, tracing=tracing)
         finally:
             await audit.drain()
-            await tracing.flush()
+            await (tracing.close() if own_tracing else tracing.flush())
             await db.dispose()
 
     def context_for(self, request: TurnRequest, run_id: str) -> Context:

@@ -32,10 +32,13 @@ class LangfuseSettings(BaseSettings):
     mask_fields: str = Field(default="", validation_alias="AGENTLOOP_TRACE_MASK_FIELDS")
     """Comma-separated field names whose values traces never carry (secrets always masked)."""
 
+    tracing_enabled: bool = Field(default=True, validation_alias="LANGFUSE_TRACING_ENABLED")
+    """False turns tracing off even with both keys."""
+
     @property
     def enabled(self) -> bool:
-        """Tracing is on only with both keys."""
-        return bool(self.public_key and self.secret_key)
+        """Tracing is on only with both keys (and not turned off)."""
+        return bool(self.public_key and self.secret_key and self.tracing_enabled)
 
 
 _clients: dict[tuple[str, str], Langfuse] = {}

@@ -16,7 +16,7 @@ TEXT_CHARS = 2_000
 
 def message_view(message: BaseMessage) -> dict[str, Any]:
     """A message as a trace shows it: role, (cut) text, tool calls or the call it answers."""
-    view: dict[str, Any] = {"role": message.type, "content": _cut(message.text)}
+    view: dict[str, Any] = {"role": message.type, "content": cut(message.text)}
     if isinstance(message, AIMessage):
         if message.tool_calls:
             view["tool_calls"] = [
@@ -45,7 +45,7 @@ def turn_output(outputs: Any) -> Any:
     if isinstance(outputs, dict):
         return {
             "status": outputs.get("status"),
-            "final_text": _cut(str(outputs.get("final_text", ""))),
+            "final_text": cut(str(outputs.get("final_text", ""))),
             "issues": outputs.get("issues", []),
         }
     return outputs
@@ -64,7 +64,7 @@ def phase_input(node: str, state: Any) -> dict[str, Any]:
     last = messages[-1] if messages else None
     if node in ("guard", "gather"):
         asked = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
-        view["user_input"] = _cut(asked.text) if asked else ""
+        view["user_input"] = cut(asked.text) if asked else ""
     elif node == "act":
         view["feedback"] = state.get("feedback", [])
         view["context_chars"] = len(str(state.get("context_block", "")))
@@ -93,11 +93,12 @@ def phase_output(update: Any) -> Any:
         if key == "messages" and isinstance(value, list):
             view[key] = [message_view(m) for m in value if isinstance(m, BaseMessage)]
         elif key in ("context_block", "final_text") and isinstance(value, str):
-            view[key] = _cut(value)
+            view[key] = cut(value)
         else:
             view[key] = value
     return view
 
 
-def _cut(text: str) -> str:
+def cut(text: str) -> str:
+    """`text`, cut to what a trace shows of it."""
     return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS] + f"… ({len(text)} chars)"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -12,6 +15,7 @@ from typing import Any
 import pytest
 
 from app.models import ModelResolver
+from app.observability import trace_process
 from app.observability.langfuse_client import LangfuseSettings
 from app.observability.masking import MASK
 from app.observability.tracing import Tracing, trace_id_for
@@ -195,3 +199,74 @@ async def test_traced_text_is_not_scanned_for_media(
     gather = one(receiver, "phase-gather")
     assert gather.json_attr("langfuse.observation.input")["user_input"] == uri
     assert "langfuseMedia" not in json.dumps([s.attributes for s in receiver.spans])
+
+
+async def test_spans_carry_the_times_the_agent_ran_them(
+    receiver: OtlpReceiver, make_settings: Callable[..., Settings], write_script
+) -> None:
+    # The tracer process builds spans after the fact; they still show when things ran.
+    settings = make_settings(model=write_script([{"content": "One."}, {"content": "Two."}]))
+    tracing = tracing_to(receiver.base_url)
+    async with Runner.open(settings, tracing=tracing) as runner:
+        await runner.run_turn(TurnRequest("t-clock-1", "U1", "first"))
+        await tracing.flush()
+        assert tracing.process is not None and tracing.process.pid is not None
+        os.kill(tracing.process.pid, signal.SIGSTOP)
+        try:
+            started = time.time_ns()
+            result = await runner.run_turn(TurnRequest("t-clock-2", "U1", "second"))
+            finished = time.time_ns()
+            await asyncio.sleep(0.5)
+        finally:
+            os.kill(tracing.process.pid, signal.SIGCONT)
+    spans = [s for s in receiver.spans if s.trace_id == trace_id_for(result.run_id)]
+    assert {"agent-turn", "phase-act", "phase-finalize"} <= {s.name for s in spans}
+    for span in spans:
+        assert started <= span.start_ns <= span.end_ns <= finished, span.name
+
+
+def test_a_stalled_tracer_process_never_blocks_the_agent(
+    receiver: OtlpReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process = tracing_to(receiver.base_url).process
+    assert process is not None
+    process.send(("run", 0, "0" * 32))
+    assert process.flush() and process.pid is not None
+    os.kill(process.pid, signal.SIGSTOP)
+    try:
+        event = ("cb", 1, 0, "on_chain_start", (None, "x" * 100_000), {})
+        slowest = 0.0
+        for _ in range(40):  # 4 MB: more than the pipe holds
+            started = time.perf_counter()
+            process.send(event)
+            slowest = max(slowest, time.perf_counter() - started)
+        assert process.backlog_bytes > 0 and slowest < 0.05
+        monkeypatch.setattr(trace_process, "MAX_BACKLOG", process.backlog_bytes)
+        process.send(event)
+        assert process.dropped == 1
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+    assert process.flush(timeout_s=30)
+    assert process.backlog_bytes == 0
+
+
+async def test_a_killed_tracer_process_leaves_the_agent_unaffected(
+    receiver: OtlpReceiver,
+    make_settings: Callable[..., Settings],
+    write_script,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    settings = make_settings(model=write_script([{"content": "One."}, {"content": "Two."}]))
+    tracing = tracing_to(receiver.base_url)
+    async with Runner.open(settings, tracing=tracing) as runner:
+        await runner.run_turn(TurnRequest("t-kill", "U1", "first"))
+        assert tracing.process is not None and tracing.process.pid is not None
+        os.kill(tracing.process.pid, signal.SIGKILL)
+        await asyncio.sleep(0.2)
+        result = await runner.run_turn(TurnRequest("t-kill", "U1", "second"))
+        started = time.perf_counter()
+        await tracing.flush()
+        assert time.perf_counter() - started < 1.0
+    assert result.status == "completed" and result.text == "Two."
+    warnings = [r for r in caplog.records if "tracer process" in r.getMessage()]
+    assert len(warnings) == 1, warnings
