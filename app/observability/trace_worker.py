@@ -1,4 +1,4 @@
-"""The tracer process: replays a runs' callback events into Langfuse, off the agent's path.
+"""The tracer process: replays runs' callback events into Langfuse, off the agent's path.
 
 Building a Langfuse observation (an OpenTelemetry span with serialized, masked attributes)
 costs far more CPU than the agent's own bookkeeping of a phase, so the agent process only
@@ -32,7 +32,6 @@ from typing import IO, Any
 from uuid import UUID
 
 import opentelemetry.sdk.trace as otel_sdk_trace
-from langfuse import Langfuse
 from langfuse.langchain import CallbackHandler
 from langfuse.types import TraceContext
 
@@ -117,8 +116,7 @@ class ReplayHandler(CallbackHandler):
 class Replayer:
     """Replays the events of every run of one agent process."""
 
-    def __init__(self, client: Langfuse, public_key: str) -> None:
-        self._client = client
+    def __init__(self, public_key: str) -> None:
         self._public_key = public_key
         self._clock = ReplayClock()
         # The SDK stamps spans with this module's `time_ns` (start and end alike).
@@ -182,7 +180,7 @@ def main() -> None:
     client = langfuse_client(settings)
     if client is None or settings.public_key is None:
         return
-    replayer = Replayer(client, settings.public_key)
+    replayer = Replayer(settings.public_key)
     while True:
         try:
             message = _read(stdin)
