@@ -161,20 +161,12 @@ class RunTrace(BaseCallbackHandler):
         *,
         run_id: UUID,
         parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         """Record a chat model call with its prompt."""
-        self._send(
-            "on_chat_model_start",
-            serialized,
-            messages,
-            run_id=run_id,
-            parent_run_id=self._parent(parent_run_id),
-            tags=tags,
-            metadata=_model_metadata(metadata),
-            **kwargs,
+        self._model_start(
+            "on_chat_model_start", serialized, messages, run_id, parent_run_id, metadata, kwargs
         )
 
     def on_llm_start(
@@ -184,19 +176,33 @@ class RunTrace(BaseCallbackHandler):
         *,
         run_id: UUID,
         parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         """Record a text model call with its prompts."""
+        self._model_start(
+            "on_llm_start", serialized, prompts, run_id, parent_run_id, metadata, kwargs
+        )
+
+    def _model_start(
+        self,
+        method: str,
+        serialized: dict[str, Any],
+        prompt: Any,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        metadata: dict[str, Any] | None,
+        kwargs: dict[str, Any],
+    ) -> None:
+        # The model's name and provider, as LangChain reports them; the rest is the graph's.
+        model_metadata = {k: v for k, v in (metadata or {}).items() if k.startswith("ls_")}
         self._send(
-            "on_llm_start",
+            method,
             serialized,
-            prompts,
+            prompt,
             run_id=run_id,
             parent_run_id=self._parent(parent_run_id),
-            tags=tags,
-            metadata=_model_metadata(metadata),
+            metadata=model_metadata,
             **kwargs,
         )
 
@@ -281,11 +287,6 @@ class RunTrace(BaseCallbackHandler):
             end_ns=call.finished_ns or now,
         )
         self._process.send(("tool", self._key, tools_run_id, span))
-
-
-def _model_metadata(metadata: dict[str, Any] | None) -> dict[str, Any]:
-    # The model's name and provider, as LangChain reports them; the rest is the graph's.
-    return {k: v for k, v in (metadata or {}).items() if k.startswith("ls_")}
 
 
 def _as_text(value: Any) -> Any:

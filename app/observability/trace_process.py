@@ -110,14 +110,8 @@ class TraceProcess:
                     return
                 self._queue_frame(frame)
                 return
-            try:
-                written = os.write(self._fd, frame)
-            except BlockingIOError:
-                written = 0
-            except OSError:
-                self._stopped("the tracer process stopped; tracing is off for this process")
-                return
-            if written < len(frame):
+            written = self._write(frame)
+            if written is not None and written < len(frame):
                 self._queue_frame(frame[written:])
 
     def flush(self, timeout_s: float | None = None) -> bool:
@@ -183,6 +177,16 @@ class TraceProcess:
         threading.Thread(target=self._read_acks, name="trace-acks", daemon=True).start()
         atexit.register(self.close)
 
+    def _write(self, frame: bytes) -> int | None:
+        """Write what the pipe takes of `frame` (caller holds the lock); None: the pipe is gone."""
+        try:
+            return os.write(self._fd, frame)
+        except BlockingIOError:
+            return 0
+        except OSError:
+            self._stopped("the tracer process stopped; tracing is off for this process")
+            return None
+
     def _queue_frame(self, frame: bytes) -> None:
         self._backlog.append(frame)
         self._backlog_bytes += len(frame)
@@ -201,12 +205,8 @@ class TraceProcess:
                     self._backlogged.clear()
                     continue
                 frame = self._backlog.popleft()
-                try:
-                    written = os.write(self._fd, frame)
-                except BlockingIOError:
-                    written = 0
-                except OSError:
-                    self._stopped("the tracer process stopped; tracing is off for this process")
+                written = self._write(frame)
+                if written is None:
                     return
                 self._backlog_bytes -= written
                 if written < len(frame):
