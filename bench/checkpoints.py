@@ -27,13 +27,13 @@ from unittest import mock
 import psycopg
 from pydantic import BaseModel
 
-from app.context import compaction
-from app.models import ModelResolver
-from app.models.scripted import ScriptedChatModel, ScriptedTurn
-from app.settings import CheckpointRetention, Settings
 from bench.scratch_db import scratch_postgres
 from checkpoints import retention
+from core.models import ModelResolver
+from core.models.scripted import ScriptedChatModel, ScriptedTurn
+from core.settings import CheckpointRetention, Settings
 from graph.runner import Runner, TurnRequest
+from history import compaction
 from tools.declaration import ToolContext, declare
 from tools.registry import ToolRegistry
 

@@ -31,13 +31,13 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
-from app.db.migrate import upgrade
-from app.models import ModelResolver
-from app.settings import CheckpointRetention, Settings
 from bench import cpu_meter, cpu_profile
 from bench.cpu_meter import CpuUse
 from bench.latency_model import LatencyChatModel
 from bench.scratch_db import scratch_postgres
+from core.db.migrate import upgrade
+from core.models import ModelResolver
+from core.settings import CheckpointRetention, Settings
 from graph.runner import Runner, TurnRequest
 from tools.declaration import ToolContext, declare
 from tools.registry import ToolRegistry

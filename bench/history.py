@@ -12,22 +12,23 @@ import asyncio
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
 from langchain_core.messages import HumanMessage, messages_from_dict
 from langchain_core.messages.utils import count_tokens_approximately
+from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
-from app.context.history import pairing_problems
-from app.context.turn import turn_start
-from app.db.migrate import upgrade
-from app.models import ModelResolver
-from app.models.scripted import ScriptedChatModel, ScriptedTurn
-from app.settings import Settings
+from core.db.migrate import upgrade
+from core.models import ModelResolver
+from core.models.scripted import ScriptedChatModel, ScriptedTurn
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
+from history.pipeline import pairing_problems
+from history.turn import turn_start
 from prompts import compaction as compaction_prompts
 from tools.declaration import ToolContext, declare
 from tools.registry import ToolRegistry
@@ -104,12 +105,11 @@ async def _measure(turns: int, window: int) -> HistoryResult:
             for n in range(turns):
                 run_id = str(uuid.uuid4())
                 request = TurnRequest(thread_id="long", user_id="bench", message=f"Report {n}?")
-                context = replace(
-                    runner.context_for(request, run_id),
-                    context_window=window,
-                    compaction_model="scripted:compactor",
+                context = runner.driver.context_for(request, run_id).model_copy(
+                    update={"context_window": window, "compaction_model": "scripted:compactor"}
                 )
-                config = runner.config_for("long", run_id, "bench")
+                config = runner.driver.config_for("long", run_id, "bench")
+                assert isinstance(runner.graph, CompiledStateGraph)  # in-process graph
                 await runner.graph.ainvoke(
                     {"messages": [HumanMessage(request.message)]}, config, context=context
                 )

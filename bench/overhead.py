@@ -24,12 +24,12 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
-from app.db.engine import open_database
-from app.db.migrate import upgrade
-from app.db.seed import seed_demo
-from app.models import ModelResolver
-from app.models.scripted import ScriptedChatModel, ScriptedTurn
-from app.settings import Settings
+from core.db.engine import open_database
+from core.db.migrate import upgrade
+from core.db.seed import seed_demo
+from core.models import ModelResolver
+from core.models.scripted import ScriptedChatModel, ScriptedTurn
+from core.settings import Settings
 from graph.builder import build_graph
 from graph.runner import Runner, TurnRequest
 from tools.declaration import ToolContext, declare
@@ -128,8 +128,9 @@ async def _graph(turns: int, data_dir: Path) -> list[float]:
     settings = _settings(data_dir)
     models = _models(settings, turns)
     registry = ToolRegistry([lookup])
-    graph = build_graph(registry, models).compile(checkpointer=InMemorySaver())
-    context = Runner(graph, settings, registry, models).context_for
+    db = open_database(settings)
+    graph = build_graph(models, db, registry).compile(checkpointer=InMemorySaver())
+    context = Runner(graph, settings, registry, models).driver.context_for
     timings = []
     for _ in range(turns):
         request = TurnRequest(thread_id=str(uuid.uuid4()), user_id="bench", message="go")

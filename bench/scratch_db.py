@@ -9,10 +9,10 @@ from contextlib import asynccontextmanager
 
 import psycopg
 
-from app.db.migrate import upgrade
-from app.settings import Settings
 from bench.workspace import PG_ADMIN_URL
 from checkpoints.savers import setup_checkpointer
+from core.db.migrate import upgrade
+from core.settings import Settings
 
 
 @asynccontextmanager

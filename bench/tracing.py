@@ -24,13 +24,13 @@ from pathlib import Path
 
 from langfuse.types import TraceContext
 
-from app.db.migrate import upgrade
-from app.models import ModelResolver
-from app.models.scripted import ScriptedChatModel
-from app.observability.langfuse_client import LangfuseSettings, langfuse_client
-from app.observability.tracing import Tracing
-from app.settings import Settings
 from bench.overhead import _script, lookup
+from core.db.migrate import upgrade
+from core.models import ModelResolver
+from core.models.scripted import ScriptedChatModel
+from core.observability.langfuse_client import LangfuseSettings, langfuse_client
+from core.observability.tracing import Tracing
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tests.support.otlp_receiver import OtlpReceiver
 from tools.registry import ToolRegistry
@@ -153,12 +153,11 @@ def run(turns: int = TURNS, blocks: int = BLOCKS) -> TracingResult:
     on: list[float] = []
     with _receiver_process() as (base_url, receiver), tempfile.TemporaryDirectory() as tmp:
         settings = LangfuseSettings(
-            _env_file=None,
             public_key=f"pk-lf-bench-{uuid.uuid4().hex[:8]}",
             secret_key="sk-lf-bench",
             base_url=base_url,
         )
-        traced = Tracing.from_settings(settings)
+        traced = Tracing(settings)
         untraced = Tracing(None)
         # A migrated (empty) workspace: gather and the audit do their real work both ways,
         # so only tracing varies.

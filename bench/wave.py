@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.db.migrate import upgrade
-from app.models import ModelResolver
-from app.models.scripted import ScriptedChatModel, ScriptedTurn
-from app.settings import Settings
+from core.db.migrate import upgrade
+from core.models import ModelResolver
+from core.models.scripted import ScriptedChatModel, ScriptedTurn
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tools.declaration import ToolContext, declare
 from tools.registry import ToolRegistry

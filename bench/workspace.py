@@ -23,11 +23,11 @@ from typing import Any
 
 from sqlalchemy import insert, select, text
 
-from app.db.engine import Database, open_database
-from app.db.migrate import upgrade
-from app.db.models import Brand, Client, KbDocument, name_key
-from app.db.search import search
-from app.settings import Settings
+from core.db.engine import Database, open_database
+from core.db.migrate import upgrade
+from core.db.models import Brand, Client, KbDocument, name_key
+from core.db.search import search
+from core.settings import Settings
 from tools.agency.names import resolve
 
 DOCUMENTS = 10_000

@@ -24,12 +24,36 @@ import logging
 import sqlite3
 from typing import Any
 
-from app.settings import CheckpointRetention
+from core.settings import CheckpointRetention
 
 logger = logging.getLogger(__name__)
 
 PRUNE_ABOVE = 40
 """Checkpoints a thread may hold before a run prunes it (about four turns' steps)."""
+
+
+class Retention:
+    """Prunes threads after runs, counting in this process the checkpoints its runs wrote.
+
+    Counting the thread's checkpoints in the database after every run would cost a query a
+    turn; the steps a run took are known from its stream, so the database is counted (and
+    the thread pruned) only once this process's runs have written `PRUNE_ABOVE` of them.
+    """
+
+    def __init__(self, retention: CheckpointRetention) -> None:
+        self.retention = retention
+        self._written: dict[str, int] = {}
+
+    async def after_run(self, saver: Any, thread_id: str, checkpoints: int) -> None:
+        """Note that a run wrote `checkpoints` for the thread; prune when they pile up."""
+        if self.retention == "all":
+            return
+        written = self._written.get(thread_id, 0) + checkpoints
+        if written <= PRUNE_ABOVE:
+            self._written[thread_id] = written
+            return
+        self._written.pop(thread_id, None)
+        await apply_retention(saver, thread_id, self.retention)
 
 
 async def apply_retention(saver: Any, thread_id: str, retention: CheckpointRetention) -> None:

@@ -8,7 +8,8 @@ from contextlib import asynccontextmanager
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.settings import Settings
+from checkpoints.pool_check import RecentUseCheck
+from core.settings import Settings
 
 
 class CheckpointerNotReadyError(RuntimeError):
@@ -57,6 +58,7 @@ async def _postgres_pool(settings: Settings) -> AsyncIterator[object]:
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
+    checks = RecentUseCheck()
     pool: AsyncConnectionPool = AsyncConnectionPool(
         conninfo=settings.postgres_url(),
         min_size=1,
@@ -65,7 +67,8 @@ async def _postgres_pool(settings: Settings) -> AsyncIterator[object]:
         kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0},
         # A connection the server dropped (a restart, a failover) is replaced when it is
         # taken from the pool instead of failing the next checkpoint read or write.
-        check=AsyncConnectionPool.check_connection,
+        check=checks.check,
+        reset=checks.reset,
         timeout=settings.checkpoint_wait_s,
     )
     await pool.open(wait=True, timeout=10)

@@ -7,10 +7,10 @@ import functools
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from app.db.engine import Database, open_database
-from app.models import ModelResolver
-from app.settings import get_settings
-from graph.context import Context
+from core.db.engine import Database
+from core.models import ModelResolver
+from core.run_context import RunContext
+from core.state import AgentInput, AgentOutput, AgentState
 from graph.planner import build_planner
 from graph.routing import (
     route_after_act,
@@ -18,35 +18,46 @@ from graph.routing import (
     route_after_planner,
     route_after_tools,
     route_after_verify,
+    route_start,
 )
-from graph.state import AgentState
+from graph.served import served_database, served_models
 from nodes.act import Act
 from nodes.confirm import Confirm
 from nodes.finalize import finalize
 from nodes.gather import Gather
-from nodes.guard import guard
+from nodes.guard import Guard
+from nodes.propose import Propose
 from nodes.tools import Tools
 from nodes.verify import Verify
 from tools.registry import ToolRegistry, default_registry
 
 
 def build_graph(
-    registry: ToolRegistry | None = None,
-    models: ModelResolver | None = None,
-    db: Database | None = None,
-) -> StateGraph[AgentState, Context, AgentState, AgentState]:
-    """Return the uncompiled graph: guard → gather → act ⇄ (confirm →) tools → verify → finalize."""
+    models: ModelResolver, db: Database, registry: ToolRegistry | None = None
+) -> StateGraph[AgentState, RunContext, AgentInput, AgentOutput]:
+    """Return the uncompiled graph: guard → gather → act ⇄ (propose → confirm →) tools → verify.
+
+    A message sent while a change waits goes from the start to confirm, as the reply to it.
+    A caller sends a message (`AgentInput`) and reads the conversation, the answer and the
+    turn's status (`AgentOutput`); the rest of the state is the graph's own bookkeeping.
+    """
     registry = default_registry() if registry is None else registry
-    builder = StateGraph(AgentState, context_schema=Context)
-    builder.add_node("guard", guard)
-    builder.add_node("gather", Gather(db))
+    builder = StateGraph(
+        AgentState,
+        context_schema=RunContext,
+        input_schema=AgentInput,
+        output_schema=AgentOutput,
+    )
+    builder.add_node("guard", Guard(db))
+    builder.add_node("gather", Gather(registry, db))
     builder.add_node("act", Act(registry, models, db))
-    builder.add_node("planner", build_planner(registry, models, db).compile(name="planner"))
-    builder.add_node("confirm", Confirm(registry))
+    builder.add_node("planner", build_planner(models, db, registry).compile(name="planner"))
+    builder.add_node("propose", Propose(registry))
+    builder.add_node("confirm", Confirm(registry, models, db))
     builder.add_node("tools", Tools(registry, db))
     builder.add_node("verify", Verify(registry, models))
     builder.add_node("finalize", finalize)
-    builder.add_edge(START, "guard")
+    builder.add_conditional_edges(START, route_start)
     builder.add_conditional_edges("guard", route_after_guard)
     builder.add_edge("gather", "act")
     mutating = [tool.name for tool in registry.tools() if tool.mutating]
@@ -60,11 +71,11 @@ def build_graph(
 
 
 @functools.cache
-def make_graph() -> CompiledStateGraph[AgentState, Context, AgentState, AgentState]:
+def make_graph() -> CompiledStateGraph[AgentState, RunContext, AgentInput, AgentOutput]:
     """Compile the graph a LangGraph Server serves, once per process.
 
-    The server calls this factory for every run; one graph and one workspace database (the
-    deployment's settings) serve them all, so gather searches the workspace there too. The
-    server brings its own checkpointer.
+    The server calls this factory for every run; one graph, one workspace database and one
+    model resolver (the deployment's settings, shared with the standalone planner) serve
+    them all. The server brings its own checkpointer.
     """
-    return build_graph(db=open_database(get_settings())).compile(name="agent")
+    return build_graph(served_models(), served_database()).compile(name="agent")

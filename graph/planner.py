@@ -1,4 +1,4 @@
-"""Builds the planner subgraph: start → draft → (review) → step ⇄ (confirm →) tools → finish.
+"""The planner subgraph: start → draft → (review) → step ⇄ (propose → confirm →) tools → finish.
 
 It is compiled on its own and added to the main graph as the `planner` node, so Studio
 shows it as a subgraph and its interrupts and checkpoints live under the main thread.
@@ -12,36 +12,40 @@ import functools
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from app.db.engine import Database
-from app.models import ModelResolver
-from graph.context import Context
-from graph.planner_state import PlannerInput, PlannerOutput, PlannerState
+from core.db.engine import Database
+from core.models import ModelResolver
+from core.planner_state import PlannerInput, PlannerOutput, PlannerState
+from core.run_context import RunContext
 from graph.routing import route_after_planner_tools, route_after_step
+from graph.served import served_database, served_models
 from nodes.confirm import PlannerConfirm
 from nodes.planner.draft import Draft
 from nodes.planner.finish import Finish
 from nodes.planner.review import Review
 from nodes.planner.start import start
 from nodes.planner.step import Step
+from nodes.propose import PlannerPropose
 from nodes.tools import Tools
 from tools.registry import ToolRegistry, default_registry
 
 
 def build_planner(
-    registry: ToolRegistry | None = None,
-    models: ModelResolver | None = None,
-    db: Database | None = None,
-) -> StateGraph[PlannerState, Context, PlannerInput, PlannerOutput]:
+    models: ModelResolver, db: Database, registry: ToolRegistry | None = None
+) -> StateGraph[PlannerState, RunContext, PlannerInput, PlannerOutput]:
     """Return the uncompiled planner graph over the same tools and policy as the main one."""
     registry = default_registry() if registry is None else registry
     builder = StateGraph(
-        PlannerState, context_schema=Context, input_schema=PlannerInput, output_schema=PlannerOutput
+        PlannerState,
+        context_schema=RunContext,
+        input_schema=PlannerInput,
+        output_schema=PlannerOutput,
     )
     builder.add_node("start", start)
     builder.add_node("draft", Draft(models))
     builder.add_node("review", Review(models))
     builder.add_node("step", Step(registry, models))
-    builder.add_node("confirm", PlannerConfirm(registry))
+    builder.add_node("propose", PlannerPropose(registry))
+    builder.add_node("confirm", PlannerConfirm(registry, models, db))
     builder.add_node("tools", Tools(registry, db))
     builder.add_node("finish", Finish(registry))
     builder.add_edge(START, "start")
@@ -53,6 +57,11 @@ def build_planner(
 
 
 @functools.cache
-def make_planner_graph() -> CompiledStateGraph[PlannerState, Context, PlannerInput, PlannerOutput]:
-    """Compile the planner on its own (Studio/Server), once per process."""
-    return build_planner().compile(name="planner")
+def make_planner_graph() -> CompiledStateGraph[
+    PlannerState, RunContext, PlannerInput, PlannerOutput
+]:
+    """Compile the planner on its own (Studio/Server), once per process.
+
+    It shares the agent graph's model resolver and workspace database (`graph.served`).
+    """
+    return build_planner(served_models(), served_database()).compile(name="planner")

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AnyMessage, RemoveMessage
@@ -19,7 +17,7 @@ from langgraph.types import StateSnapshot
 from langgraph_sdk.errors import NotFoundError
 from pydantic import TypeAdapter
 
-from graph.context import Context
+from core.run_context import RunContext
 
 GRAPH_ID = "agent"
 """The graph's id in langgraph.json, which the server also uses as its default assistant."""
@@ -38,7 +36,7 @@ def server_thread_id(thread_id: str) -> str:
 class RemoteAgent(RemoteGraph):
     """The `agent` graph of a LangGraph Server, speaking the runner's types.
 
-    The server speaks JSON: thread ids are mapped to UUIDs, the `Context` is sent as a
+    The server speaks JSON: thread ids are mapped to UUIDs, the `RunContext` is sent as a
     JSON object, messages in state and in `updates` chunks come back as message objects,
     and a thread the server has never seen reads as empty, as with a checkpointer.
     Callbacks and the run id of the config stay in this process (`RemoteGraph` drops them).
@@ -57,7 +55,7 @@ class RemoteAgent(RemoteGraph):
         input: dict[str, Any] | Any,
         config: RunnableConfig | None = None,
         *,
-        context: Context | None = None,
+        context: RunContext | None = None,
         subgraphs: bool = False,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
@@ -100,9 +98,12 @@ def _on_server(config: RunnableConfig) -> RunnableConfig:
     return {**config, "configurable": {**configurable, "thread_id": thread_id}}
 
 
-def _json_context(context: Context) -> dict[str, Any]:
-    # The server builds its `Context` from this object; a path doesn't travel as JSON.
-    return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(context).items()}
+def _json_context(context: RunContext) -> dict[str, Any]:
+    # The server builds its own `RunContext` from the fields a caller may set; the
+    # deployment's values are the server's.
+    return context.model_dump(
+        mode="json", include=set(RunContext.model_json_schema()["properties"])
+    )
 
 
 def _with_messages(values: Any) -> Any:

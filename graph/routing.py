@@ -7,8 +7,20 @@ from typing import Literal
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from graph.planner_state import PlannerState
-from graph.state import AgentState
+from core.planner_state import PlannerState
+from core.state import AgentState
+
+
+def route_start(state: AgentState) -> Literal["guard", "confirm"]:
+    """A message sent while a change waits is the person's reply to it; others open a turn.
+
+    (The runner answers a waiting change by resuming its interrupt; a chat message typed in
+    Studio instead starts a new run, which lands here.)
+    """
+    pending = state.get("pending")
+    if pending and pending.get("proposals") and isinstance(state["messages"][-1], HumanMessage):
+        return "confirm"
+    return "guard"
 
 
 def route_after_guard(state: AgentState) -> Literal["gather", "finalize"]:
@@ -23,14 +35,14 @@ def route_after_guard(state: AgentState) -> Literal["gather", "finalize"]:
 
 def route_after_act(
     mutating: Iterable[str], delegates: Iterable[str] = ()
-) -> Callable[[AgentState], Literal["planner", "confirm", "tools", "verify", "finalize"]]:
+) -> Callable[[AgentState], Literal["planner", "propose", "tools", "verify", "finalize"]]:
     """Return the router after act, knowing which tools change data or delegate."""
     changes, delegated = frozenset(mutating), frozenset(delegates)
 
     def after_act(
         state: AgentState,
-    ) -> Literal["planner", "confirm", "tools", "verify", "finalize"]:
-        """Calls go to tools (through confirm for changes) or the planner, an answer to verify."""
+    ) -> Literal["planner", "propose", "tools", "verify", "finalize"]:
+        """Calls go to tools (changes via propose and confirm) or the planner; text to verify."""
         if state.get("cap"):
             return "finalize"
         last = state["messages"][-1]
@@ -40,7 +52,7 @@ def route_after_act(
         if names & delegated:
             return "planner"
         if names & changes:
-            return "confirm"
+            return "propose"
         return "tools"
 
     return after_act
@@ -48,18 +60,18 @@ def route_after_act(
 
 def route_after_step(
     mutating: Iterable[str],
-) -> Callable[[PlannerState], Literal["confirm", "tools", "step", "finish"]]:
+) -> Callable[[PlannerState], Literal["propose", "tools", "step", "finish"]]:
     """Return the router after the planner's step node."""
     changes = frozenset(mutating)
 
-    def after_step(state: PlannerState) -> Literal["confirm", "tools", "step", "finish"]:
-        """Tools (through confirm for changes), the next step, or finish."""
+    def after_step(state: PlannerState) -> Literal["propose", "tools", "step", "finish"]:
+        """Tools (through propose and confirm for changes), the next step, or finish."""
         if state.get("cap"):
             return "finish"
         last = state["messages"][-1]
         if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
             names = {call["name"] for call in last.tool_calls}
-            return "confirm" if names & changes else "tools"
+            return "propose" if names & changes else "tools"
         if state.get("step_index", 0) >= len(state["plan"]["steps"]):
             return "finish"
         return "step"

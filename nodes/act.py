@@ -10,36 +10,25 @@ import asyncio
 import json
 import logging
 import time
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage
 from langchain_core.messages.tool import invalid_tool_call
 from langgraph.runtime import Runtime
 
-from app.context import compaction, history
-from app.context.turn import turn_start
-from app.db.engine import Database, open_database
-from app.models import ModelResolver
-from app.models.openai import unavailable_reason
-from graph import events
-from graph.asker import asker_of
-from graph.context import Context
-from graph.state import ActUpdate, AgentState
+from core import events
+from core.asker import asker_of
+from core.db.engine import Database, open_database
+from core.models import ModelResolver
+from core.models.openai import unavailable_reason
+from core.run_context import RunContext
+from core.state import ActUpdate, AgentState
+from history import compaction, pipeline
+from history.turn import turn_start
 from prompts import replies, system
 from tools.declaration import ToolContext
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
-
-MEMORY_TOOL = "remember_client_note"
-
-
-def run_date(ctx: Context) -> date:
-    """Return the date the run treats as today."""
-    if ctx.today:
-        return date.fromisoformat(ctx.today)
-    return datetime.now(ZoneInfo(ctx.timezone)).date()
 
 
 class Act:
@@ -55,7 +44,7 @@ class Act:
         self._models = models
         self._db = db
 
-    async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> ActUpdate:
+    async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> ActUpdate:
         """Call the model once; a passed deadline ends the turn instead."""
         ctx = runtime.context
         deadline = ctx.deadline_for(state.get("deadline"))
@@ -77,11 +66,11 @@ class Act:
                 summary = compacted.summary
                 update["summary"] = summary
                 update["compactions"] = state.get("compactions", 0) + 1
-        prompt = history.prepare(
+        prompt = pipeline.prepare(
             SystemMessage(content=self._system_prompt(state, ctx)),
             messages,
             summary=summary,
-            policy=history.HistoryPolicy(ctx.history_turns, ctx.context_window),
+            policy=pipeline.HistoryPolicy(ctx.history_turns, ctx.context_window),
             tools=schemas,
         )
         try:
@@ -101,6 +90,7 @@ class Act:
             # that says so, the person's message stays in the thread and the next one works.
             logger.exception("run %s: the model is unavailable (%s)", ctx.run_id, reason)
             update["cap"] = replies.model_unavailable(reason)
+            update["status"] = "unavailable"  # not a limit: the turn is answered, not capped
             if removals:
                 update["messages"] = list(removals)
             return update
@@ -110,18 +100,18 @@ class Act:
         return update
 
     @staticmethod
-    def _past_budget(messages: list[BaseMessage], summary: str, ctx: Context) -> bool:
-        tokens = compaction.estimated_tokens([*history.summary_messages(summary), *messages])
+    def _past_budget(messages: list[BaseMessage], summary: str, ctx: RunContext) -> bool:
+        tokens = compaction.estimated_tokens([*pipeline.summary_messages(summary), *messages])
         return compaction.needs_compaction(tokens, len(messages), ctx.context_window)
 
     async def _compact(
-        self, state: AgentState, runtime: Runtime[Context], deadline: float
+        self, state: AgentState, runtime: Runtime[RunContext], deadline: float
     ) -> compaction.Compaction | None:
         """Flush memories and summarize; a failure leaves the history to the pipeline."""
         ctx = runtime.context
         messages = state["messages"]
         model = self._resolver().resolve(ctx.compaction_model or ctx.model)
-        memory_tool = self._registry.get(MEMORY_TOOL)
+        memory_tool = self._registry.providing("memory_writer")
         asker = asker_of(state, ctx)  # an approver's resume still writes as the asker
         if memory_tool is not None and asker.role not in memory_tool.roles:
             memory_tool = None  # the actor may not store notes; the flush has nothing to do
@@ -130,14 +120,8 @@ class Act:
         # The flush writes through the memory tool; a graph built without the runner's
         # database opens one for the flush alone.
         db = self._db or (open_database(self._resolver().settings) if memory_tool else None)
-        tool_ctx = ToolContext(
-            today=run_date(ctx),
-            timezone=ctx.timezone,
-            user_id=asker.user_id,
-            user_role=asker.role,
-            run_id=state.get("run_id", ""),
-            thread_id=thread_id,
-            db=db,
+        tool_ctx = ToolContext.for_run(
+            ctx, asker, run_id=state.get("run_id", ""), thread_id=thread_id, db=db
         )
         try:
             return await compaction.compact(
@@ -162,15 +146,15 @@ class Act:
 
     def _resolver(self) -> ModelResolver:
         if self._models is None:
-            from app.settings import get_settings
+            from core.settings import get_settings
 
             self._models = ModelResolver(get_settings())
         return self._models
 
-    def _system_prompt(self, state: AgentState, ctx: Context) -> str:
+    def _system_prompt(self, state: AgentState, ctx: RunContext) -> str:
         return system.render(
             system.SystemPromptInputs(
-                today=run_date(ctx),
+                today=ctx.run_date(),
                 timezone=ctx.timezone,
                 user_id=ctx.user_id,
                 channel=ctx.channel,

@@ -1,153 +1,182 @@
-"""confirm: a wave's mutating calls wait in one `interrupt()` for a person's decision.
+"""confirm: the wave's proposals wait in one `interrupt()` for a person's decision.
 
-Nothing with side effects happens here: the node only proposes, pauses and records the
-decisions, which the tools node then carries out. It re-runs from the top on resume, so
-everything before `interrupt()` is deterministic (the proposal time is the checkpoint's).
+Nothing with side effects happens before the interrupt: the node shows the proposals that
+propose recorded, pauses, then checks the decision (the only place decisions are checked)
+and records it in the workspace, where the tools node looks for it before any change runs.
+A reply typed in the thread ("yes, create it") is read here too: clear phrases without the
+model, anything else by one short model call. A refused decision re-asks with the reason.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
-from langgraph.checkpoint.base.id import UUID as CheckpointId
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
-from graph import events, proposals
-from graph.asker import asker_of, stamp
-from graph.context import Context
-from graph.planner_state import PlannerState
-from graph.proposals import ConfirmationRequest, Proposal
-from graph.state import AgentState, ConfirmUpdate
+from core import events
+from core.asker import Asker, author_of, stamp
+from core.db.engine import Database
+from core.db.people import role_of
+from core.messages import calls_of
+from core.models import ModelResolver
+from core.planner_state import PlannerState
+from core.run_context import RunContext
+from core.state import AgentState, ConfirmationRequest, ConfirmUpdate, Decision
 from prompts import confirmation
-from tools.declaration import ToolArgumentsError
+from tools import decision_records, proposals
 from tools.registry import ToolRegistry
+from tools.reply_intent import clear_intent
 
-# 100-ns intervals between the UUID epoch (1582-10-15) and the Unix epoch.
-_UUID_EPOCH_OFFSET = 0x01B21DD213814000
+logger = logging.getLogger(__name__)
+
+CLASSIFY_TIMEOUT_S = 30.0
 
 
 class Confirm:
-    """The confirm node, bound to a registry."""
+    """The confirm node, bound to a registry, the models (to read replies) and the workspace."""
 
-    def __init__(self, registry: ToolRegistry) -> None:
+    def __init__(self, registry: ToolRegistry, models: ModelResolver, db: Database) -> None:
         self._registry = registry
+        self._models = models
+        self._db = db
 
     async def __call__(
-        self, state: AgentState, runtime: Runtime[Context]
-    ) -> Command[Literal["tools", "guard"]]:
-        """Propose the wave's mutations, wait for the decision, record it."""
+        self, state: AgentState, runtime: Runtime[RunContext]
+    ) -> Command[Literal["tools", "guard", "confirm"]]:
+        """Show the proposals, wait for the decision, check and record it."""
         ctx = runtime.context
-        message = state["messages"][-1]
-        assert isinstance(message, AIMessage), "confirm runs only after an AI message with calls"
-        request = self._request(state, message, runtime)
-        if not request["proposals"]:
+        request = state.get("pending")
+        if not request or not request.get("proposals"):
             return Command(goto="tools")
-        runtime.stream_writer(
-            events.agent_state("waiting_on_user", confirmation.waiting(request["proposals"]))
-        )
-        tools = {t.name: t for t in self._registry.tools()}
-        while True:
-            # A refused decision re-asks with the reason; every resume value is replayed in
-            # order when the node re-runs, so the loop ends where it ended before.
-            value = interrupt(request)
-            decisions = proposals.check(
-                request,
-                value,
-                decider=ctx.user_id,
-                decider_role=ctx.user_role,
-                approver_roles=ctx.approver_roles,
-                tools=tools,
-                now=time.time(),
+        last = state["messages"][-1]
+        removed: list[AnyMessage | RemoveMessage] = []
+        if isinstance(last, HumanMessage):
+            # A message sent to the thread while the change waits (Studio's chat box starts
+            # a new run instead of resuming): it is the person's reply to the proposals.
+            raw: Any = {"reply": last.text}
+            author = author_of(last, ctx)
+            removed = [RemoveMessage(id=last.id or "")]
+        else:
+            runtime.stream_writer(
+                events.agent_state("waiting_on_user", confirmation.waiting(request["proposals"]))
             )
-            if not isinstance(decisions, str):
-                break
-            request = {**request, "error": decisions}
-        if any(d["decision"] == "dismiss" for d in decisions.values()):
-            return self._dismiss(state, message, value, ctx)
+            raw = interrupt(request)
+            author = Asker(ctx.user_id, ctx.user_role)
+        decider = Asker(author.user_id, await role_of(self._db, author.user_id, author.role))
+        value = await self._read(raw, request, ctx)
+        outcome = proposals.check(
+            request,
+            value,
+            decider=decider,
+            approver_roles=ctx.approver_roles,
+            tools={t.name: t for t in self._registry.tools()},
+            now=time.time(),
+        )
+        if isinstance(outcome, proposals.Refusal):
+            refused: ConfirmUpdate = {"pending": {**request, "error": outcome.text}}
+            if removed:
+                refused["messages"] = removed
+            return Command(goto="confirm", update=refused)
+        if any(d["decision"] == "dismiss" for d in outcome.values()):
+            text = str((value.get("message") if isinstance(value, dict) else "") or "")
+            dismissed = _dismissed(self._wave(state), text, decider)
+            dismissed["messages"] = [*removed, *dismissed["messages"]]
+            return self._moved_on(dismissed)
+        await self._record(runtime, request, outcome)
         # The decision may come long after the question: what it sets off gets a turn's time.
         update: ConfirmUpdate = {
-            "decisions": {**state.get("decisions", {}), **decisions},
+            "decisions": {**state.get("decisions", {}), **outcome},
+            "pending": None,
             "deadline": time.time() + ctx.turn_timeout_s,
         }
+        if removed:
+            update["messages"] = removed
         return Command(goto="tools", update=update)
 
-    def _dismiss(
-        self, state: AgentState, message: AIMessage, value: object, ctx: Context
-    ) -> Command[Any]:
-        """The person moved on: the wave's calls are answered unrun, their message opens a turn."""
-        calls = [{"id": c["id"], "name": c["name"]} for c in message.tool_calls]
-        calls += [
-            {"id": c.get("id"), "name": c.get("name") or "?"} for c in message.invalid_tool_calls
-        ]
-        return Command(goto="guard", update=_dismissed(calls, value, ctx))
-
-    def _request(
-        self, state: AgentState, message: AIMessage, runtime: Runtime[Context]
-    ) -> ConfirmationRequest:
-        ctx = runtime.context
-        asker = asker_of(state, ctx)
-        created_at = _proposed_at(runtime)
-        run_id = state.get("run_id", "")
-        pending: list[Proposal] = []
-        for call in message.tool_calls:
-            tool = self._registry.get(call["name"])
-            # Unknown, read-only, role-denied and invalid calls are the tools node's to answer.
-            if tool is None or not tool.mutating or asker.role not in tool.roles:
-                continue
-            try:
-                tool.validate(call["args"])
-            except ToolArgumentsError:
-                continue
-            pending.append(
-                proposals.make_proposal(
-                    tool,
-                    call["args"],
-                    call_id=call["id"] or "",
-                    run_id=run_id,
-                    actor=asker.user_id,
-                    created_at=created_at,
-                    ttl_s=ctx.confirmation_ttl_s,
-                )
-            )
-        return ConfirmationRequest(
-            type="confirmation",
-            run_id=run_id,
-            turn_run_id=str(state.get("parent_run_id") or run_id),
-            actor=asker.user_id,
-            expires_at=min((p["expires_at"] for p in pending), default=""),
-            proposals=pending,
+    async def _read(self, raw: Any, request: ConfirmationRequest, ctx: RunContext) -> Any:
+        """Turn a typed reply into a decision value; anything else is a decision already."""
+        reply = raw if isinstance(raw, str) else None
+        if isinstance(raw, Mapping) and set(raw) <= {"reply", "decided_at"} and "reply" in raw:
+            reply = str(raw["reply"])
+        if reply is None:
+            return raw
+        intent = clear_intent(reply) or await self._classify(request, reply, ctx)
+        when = (
+            {"decided_at": raw["decided_at"]}
+            if isinstance(raw, Mapping) and "decided_at" in raw
+            else {}
         )
+        if intent == "approve":
+            return {"decision": "approve", **when}
+        if intent == "reject":
+            return {"decision": "reject", "reason": reply, **when}
+        if intent == "unrelated":
+            return {"decision": "dismiss", "message": reply, **when}
+        return None  # unreadable: refused with the way to answer
 
-
-def _proposed_at(runtime: Runtime[Context]) -> float:
-    """Return when the calls were proposed: the time of the checkpoint confirm runs from.
-
-    A re-run on resume starts from the same checkpoint, so proposals (and their
-    fingerprints) come out identical; checkpoint ids are time-ordered UUIDv6.
-    """
-    info = runtime.execution_info
-    if info is not None and info.checkpoint_id:
+    async def _classify(
+        self, request: ConfirmationRequest, reply: str, ctx: RunContext
+    ) -> Literal["approve", "reject", "unrelated"] | None:
+        """Ask the model what an unclear reply means; None when it cannot say in time."""
+        descriptions = [p["description"] for p in request.get("proposals", [])]
+        prompt = [
+            SystemMessage(content=confirmation.CLASSIFY_SYSTEM),
+            HumanMessage(content=confirmation.classify_request(descriptions, reply)),
+        ]
         try:
-            ticks = CheckpointId(info.checkpoint_id).time
-        except ValueError:
-            pass
-        else:
-            return (ticks - _UUID_EPOCH_OFFSET) / 10_000_000
-    # Without a checkpointer there is no resume, so "now" is stable enough.
-    return time.time()
+            answer = await asyncio.wait_for(
+                self._models.resolve(ctx.model).ainvoke(prompt), timeout=CLASSIFY_TIMEOUT_S
+            )
+        except TimeoutError:
+            logger.warning("confirm: the reply classifier timed out")
+            return None
+        words = answer.text.strip().lower().split(maxsplit=1)
+        verdict = words[0].strip(".,!\"'") if words else ""
+        if verdict == "approve":
+            return "approve"
+        if verdict == "reject":
+            return "reject"
+        return "unrelated"
+
+    async def _record(
+        self,
+        runtime: Runtime[RunContext],
+        request: ConfirmationRequest,
+        decisions: dict[str, Decision],
+    ) -> None:
+        thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
+        await decision_records.record(self._db, thread_id, request["proposals"], decisions)
+
+    def _wave(self, state: AgentState) -> list[dict[str, str]]:
+        """The calls a dismissal answers as not run: the wave that proposed."""
+        message = next(m for m in reversed(state["messages"]) if isinstance(m, AIMessage))
+        return [{"id": c.id, "name": c.name} for c in calls_of(message)]
+
+    def _moved_on(self, update: ConfirmUpdate) -> Command[Any]:
+        """The person moved on: their message opens a turn."""
+        return Command(goto="guard", update=update)
 
 
 class PlannerConfirm(Confirm):
     """confirm inside the planner: a dismissal ends the planner and opens the main turn."""
 
     async def __call__(  # type: ignore[override]
-        self, state: PlannerState, runtime: Runtime[Context]
-    ) -> Command[Literal["tools"]]:
+        self, state: PlannerState, runtime: Runtime[RunContext]
+    ) -> Command[Literal["tools", "confirm"]]:
         """Propose, wait, record (as the main graph's confirm).
 
         The annotation matters: LangGraph gives a node the keys of its state type, and
@@ -155,19 +184,17 @@ class PlannerConfirm(Confirm):
         """
         return await super().__call__(state, runtime)  # type: ignore[arg-type,return-value]
 
-    def _dismiss(
-        self, state: AgentState, message: AIMessage, value: object, ctx: Context
-    ) -> Command[Any]:
+    def _wave(self, state: AgentState) -> list[dict[str, str]]:
         # The main graph's wave (the create_plan call) is what goes unanswered up there.
-        calls: list[dict[str, str]] = state.get("parent_calls", [])  # type: ignore[assignment]
-        update = _dismissed(calls, value, ctx)
+        return list(state.get("parent_calls", []))  # type: ignore[call-overload]
+
+    def _moved_on(self, update: ConfirmUpdate) -> Command[Any]:
         return Command(graph=Command.PARENT, goto="guard", update=update)
 
 
-def _dismissed(calls: Sequence[Mapping[str, Any]], value: object, ctx: Context) -> ConfirmUpdate:
+def _dismissed(calls: Sequence[Mapping[str, Any]], text: str, decider: Asker) -> ConfirmUpdate:
     """Answer every call of the wave as not run, then open a turn with the new message."""
-    text = value.get("message") if isinstance(value, dict) else None
-    results: list[AnyMessage] = [
+    results: list[AnyMessage | RemoveMessage] = [
         ToolMessage(
             content=confirmation.not_confirmed(),
             tool_call_id=call["id"] or "",
@@ -177,6 +204,6 @@ def _dismissed(calls: Sequence[Mapping[str, Any]], value: object, ctx: Context) 
         )
         for call in calls
     ]
-    opening = HumanMessage(content=str(text or ""), id=str(uuid.uuid4()))
-    results.append(stamp(opening, ctx.user_id, ctx.user_role))
-    return {"messages": results, "decisions": {}}
+    opening = HumanMessage(content=text, id=str(uuid.uuid4()))
+    results.append(stamp(opening, decider.user_id, decider.role))
+    return {"messages": results, "decisions": {}, "pending": None}

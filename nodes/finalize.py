@@ -8,20 +8,21 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from app.context.sanitizer import sanitize
-from app.context.turn import turn_messages
-from graph.context import Context
-from graph.state import AgentState, FinalizeUpdate
+from core.run_context import RunContext
+from core.state import AgentState, FinalizeUpdate, TurnStatus
+from history.turn import turn_messages
 from prompts import replies
+from prompts.replies import NO_REPLY
+from screening.sanitizer import sanitize
 
-NO_REPLY = "NO_REPLY"
 
-
-async def finalize(state: AgentState, runtime: Runtime[Context]) -> FinalizeUpdate:
+async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> FinalizeUpdate:
     """Write the final answer into history and `final_text` (empty for a silent NO_REPLY)."""
     cap = state.get("cap")
     if cap:
-        return {"messages": [AIMessage(content=cap)], "status": "capped", "final_text": cap}
+        # A limit caps the turn; a model outage ends it with a reply that says so.
+        status: TurnStatus = "unavailable" if state.get("status") == "unavailable" else "capped"
+        return {"messages": [AIMessage(content=cap)], "status": status, "final_text": cap}
     if state.get("status") == "failed_verification":
         text = replies.graceful_failure(
             state.get("attempt", 0),

@@ -15,26 +15,23 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
-from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.context import context_block
-from app.context.context_folder import ContextFolder
-from app.context.history import limit_turns
-from app.context.turn import turn_start
-from app.db.engine import Database
-from app.db.models import Brand, Client, ClientMemoryNote, name_key
-from app.db.search import search, terms
-from graph.context import Context
-from graph.state import AgentState, GatherUpdate, Source
-from tools.agency import names
+from core.db.engine import Database
+from core.db.search import terms
+from core.run_context import RunContext
+from core.state import AgentState, GatherUpdate, Source
+from grounding import context_block
+from grounding.context_folder import ContextFolder
+from history.pipeline import limit_turns
+from history.turn import turn_start
+from tools.declaration import SourceFinder
+from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
 
 THREAD_EXCERPTS = 3
 FILE_HITS = 3
-KB_HITS = 3
-MEMORY_NOTES = 5
 EXCERPT_CHARS = 300
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -42,11 +39,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class Gather:
     """The gather node; with a workspace database it also searches the workspace."""
 
-    def __init__(self, db: Database | None = None) -> None:
+    def __init__(self, registry: ToolRegistry, db: Database | None = None) -> None:
+        self._sources = registry.sources
         self._db = db
         self._folders: dict[Path, ContextFolder] = {}
 
-    async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> GatherUpdate:
+    async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> GatherUpdate:
         """Collect the sources for the message that opened this turn."""
         ctx = runtime.context
         messages = state["messages"]
@@ -54,7 +52,8 @@ class Gather:
         query = messages[start].text if messages else ""
         sources: list[Source] = []
         if self._db is not None:
-            sources += await self._workspace(self._db, query)
+            for find in self._sources:
+                sources += await self._workspace(find, self._db, query)
         sources += self._files(ctx.context_dir, query)
         sources += _thread(messages[:start], messages[start:], query, ctx.history_turns)
         block, kept = context_block.fit(sources, ctx.context_block_tokens)
@@ -75,90 +74,13 @@ class Gather:
             for hit in folder.search(query, limit=FILE_HITS)
         ]
 
-    async def _workspace(self, db: Database, query: str) -> list[Source]:
+    async def _workspace(self, find: SourceFinder, db: Database, query: str) -> list[Source]:
         try:
-            return await _workspace_sources(db, query)
+            return await find(db, query)
         except SQLAlchemyError:
             # The workspace enriches the prompt; without it the model still has its tools.
             logger.warning("gather: workspace search failed", exc_info=True)
             return []
-
-
-async def _workspace_sources(db: Database, query: str) -> list[Source]:
-    """Mentioned clients and brands, those clients' memory notes, then KB hits."""
-    key = f" {' '.join(_WORD.findall(name_key(query)))} "
-    sources: list[Source] = []
-    async with db.session() as session:
-        # Mentions are found in the cached name lists; only mentioned rows are read.
-        client_ids = [
-            i for i, name, _ in await names.listing(session, Client) if _mentions(key, name)
-        ]
-        brand_ids = [
-            i for i, name, _ in await names.listing(session, Brand) if _mentions(key, name)
-        ]
-        brands = (
-            list((await session.execute(select(Brand).where(Brand.id.in_(brand_ids)))).scalars())
-            if brand_ids
-            else []
-        )
-        wanted = set(client_ids) | {brand.client_id for brand in brands}
-        rows: list[Client] = (
-            list((await session.execute(select(Client).where(Client.id.in_(wanted)))).scalars())
-            if wanted
-            else []
-        )
-        clients = {c.id: c for c in rows}
-        mentioned: dict[int, str] = {}
-        for client_id in client_ids:
-            client_row = clients[client_id]
-            mentioned[client_row.id] = client_row.name
-            about = " ".join(client_row.notes.split())[:EXCERPT_CHARS]
-            sources.append(
-                {
-                    "type": "client",
-                    "reference": client_row.name,
-                    "excerpt": f"client {client_row.name}" + (f": {about}" if about else ""),
-                }
-            )
-        for brand in sorted(brands, key=lambda b: b.id):
-            owner = clients.get(brand.client_id)
-            client = owner.name if owner is not None else "?"
-            destination = brand.destination_list or brand.destination_space or "no destination"
-            sources.append(
-                {
-                    "type": "brand",
-                    "reference": f"{brand.name} ({client})",
-                    "excerpt": f"brand {brand.name} of {client}, maps to {destination}",
-                }
-            )
-            mentioned.setdefault(brand.client_id, client)
-        if mentioned:
-            notes = await session.execute(
-                select(ClientMemoryNote)
-                .where(
-                    ClientMemoryNote.client_id.in_(mentioned),
-                    ClientMemoryNote.archived_at.is_(None),
-                )
-                .order_by(ClientMemoryNote.created_at.desc(), ClientMemoryNote.id.desc())
-                .limit(MEMORY_NOTES)
-            )
-            for note in notes.scalars():
-                sources.append(
-                    {
-                        "type": "memory",
-                        "reference": f"{mentioned[note.client_id]} memory note #{note.id}",
-                        "excerpt": note.note,
-                    }
-                )
-        scope = next(iter(mentioned)) if len(mentioned) == 1 else None
-        for hit in await search(session, db.dialect, query, client_id=scope, limit=KB_HITS):
-            sources.append({"type": "kb", "reference": hit.title, "excerpt": hit.excerpt})
-    return sources
-
-
-def _mentions(padded_query_key: str, name: str) -> bool:
-    words = _WORD.findall(name_key(name))
-    return bool(words) and f" {' '.join(words)} " in padded_query_key
 
 
 def _thread(
@@ -191,7 +113,3 @@ def _thread(
             }
         )
     return sources
-
-
-gather = Gather()
-"""The node as the graph builder adds it when no workspace database is wired in."""

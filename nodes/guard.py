@@ -1,7 +1,9 @@
-"""guard: opens a turn (fresh counters, deadline, run id) and screens the incoming message.
+"""guard: opens a turn (fresh counters, deadline, run id, its asker) and screens the message.
 
-Screening: the six injection patterns (off/log/warn/block), null bytes stripped, messages over
-32,768 characters truncated with a note to the model, a blank message answered directly.
+Screening: the six injection patterns (off/log/warn/block), NUL bytes and lone surrogates
+removed, messages over 32,768 characters truncated with a note to the model, a blank
+message answered directly. A blocked message is withheld from the model for good: the
+thread keeps a placeholder in its place, the audit keeps what was sent.
 """
 
 from __future__ import annotations
@@ -9,64 +11,105 @@ from __future__ import annotations
 import time
 import uuid
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from app.context import injection
-from graph.context import Context
-from graph.state import AgentState, GuardUpdate
+from core.asker import Asker, author_of
+from core.db.engine import Database
+from core.db.people import role_of
+from core.messages import unanswered_calls
+from core.run_context import RunContext
+from core.state import AgentState, GuardUpdate
+from core.text import clean_text
 from prompts import replies
+from screening import injection
 
 MAX_MESSAGE_CHARS = 32_768
 TRUNCATION_NOTE = (
     "\n\n[Note to the assistant: this message was {original:,} characters long and was "
     "truncated to the first {limit:,}. Say so if the missing part might matter.]"
 )
+WITHHELD = "[This message was withheld by the input guard and is not shown to the assistant.]"
 
 
-async def guard(state: AgentState, runtime: Runtime[Context]) -> GuardUpdate:
-    """Start a turn: reset per-turn counters, set the watchdog deadline, clean the message."""
-    ctx = runtime.context
-    last = state["messages"][-1]
-    update: GuardUpdate = {
-        "run_id": ctx.run_id or str(uuid.uuid4()),
-        "turn_start_id": last.id or "",
-        "deadline": time.time() + ctx.turn_timeout_s,
-        "rounds": 0,
-        "tool_calls_used": 0,
-        "attempt": 0,
-        "feedback": [],
-        "cap": None,
-        "status": "running",
-        "final_text": "",
-        "decisions": {},
-        "issues": [],
-    }
-    if not isinstance(last, HumanMessage):
+class Guard:
+    """The guard node; with the workspace database it also looks up the asker's role."""
+
+    def __init__(self, db: Database | None = None) -> None:
+        self._db = db
+
+    async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> GuardUpdate:
+        """Start a turn: its asker, fresh per-turn counters, the deadline, a clean message."""
+        ctx = runtime.context
+        last = state["messages"][-1]
+        update: GuardUpdate = {
+            "run_id": ctx.run_id or _run_id(runtime),
+            "turn_start_id": last.id or "",
+            "deadline": time.time() + ctx.turn_timeout_s,
+            "rounds": 0,
+            "tool_calls_used": 0,
+            "attempt": 0,
+            "feedback": [],
+            "cap": None,
+            "status": "running",
+            "final_text": "",
+            "decisions": {},
+            "pending": None,
+            "issues": [],
+        }
+        if not isinstance(last, HumanMessage):
+            return update
+        author = author_of(last, ctx)
+        asker = Asker(author.user_id, await role_of(self._db, author.user_id, author.role))
+        update["asker"] = asker.record()
+        text = last.text
+        content, kwargs = clean_text(text), dict(last.additional_kwargs)
+        screening = injection.screen(text, ctx.input_guard)
+        if screening.blocked:
+            content, kwargs["withheld"] = WITHHELD, list(screening.patterns)
+            reply = replies.injection_refused(screening.patterns)
+        elif not content.strip():
+            reply = replies.clarify_blank()
+        else:
+            reply = ""
+            if len(content) > MAX_MESSAGE_CHARS:
+                content = content[:MAX_MESSAGE_CHARS] + TRUNCATION_NOTE.format(
+                    original=len(content), limit=MAX_MESSAGE_CHARS
+                )
+        messages: list[AnyMessage | RemoveMessage] = []
+        orphans = _unanswered(state["messages"][:-1])
+        if orphans:
+            # The person wrote instead of answering what the last turn left open (a change
+            # waiting inside the planner, in Studio): the model is told, then the message.
+            opening = HumanMessage(content=content, id=str(uuid.uuid4()), additional_kwargs=kwargs)
+            messages += [RemoveMessage(id=last.id or ""), *orphans, opening]
+            update["turn_start_id"] = opening.id or ""
+        elif content != text or kwargs != last.additional_kwargs:
+            # Same id: the message is replaced in place, its author stamp kept.
+            messages.append(HumanMessage(content=content, id=last.id, additional_kwargs=kwargs))
+        if reply:
+            messages.append(AIMessage(content=reply))
+            update["final_text"] = reply
+            update["status"] = "blocked" if screening.blocked else "completed"
+        if messages:
+            update["messages"] = messages
         return update
-    text = last.text
-    screening = injection.screen(text, ctx.input_guard)
-    if screening.blocked:
-        # Block mode: the message never reaches the model.
-        reply = replies.injection_refused(screening.patterns)
-        update["messages"] = [AIMessage(content=reply)]
-        update["final_text"] = reply
-        update["status"] = "blocked"
-        return update
-    cleaned = text.replace("\x00", "")
-    if len(cleaned) > MAX_MESSAGE_CHARS:
-        cleaned = cleaned[:MAX_MESSAGE_CHARS] + TRUNCATION_NOTE.format(
-            original=len(cleaned), limit=MAX_MESSAGE_CHARS
+
+
+def _run_id(runtime: Runtime[RunContext]) -> str:
+    info = runtime.execution_info
+    return (info.run_id if info is not None else None) or str(uuid.uuid4())
+
+
+def _unanswered(earlier: list[AnyMessage]) -> list[ToolMessage]:
+    """Results for the calls of the last AI message that never got one."""
+    return [
+        ToolMessage(
+            content=replies.tool_not_run("the person sent a new message instead of answering"),
+            tool_call_id=call.id,
+            name=call.name,
+            status="error",
+            additional_kwargs={"outcome": "not_confirmed"},
         )
-    if not cleaned.strip():
-        reply = replies.clarify_blank()
-        update["messages"] = [AIMessage(content=reply)]
-        update["final_text"] = reply
-        update["status"] = "completed"
-        return update
-    if cleaned != text:
-        # Keep the author the runner stamped on the message (who the turn acts for).
-        update["messages"] = [
-            HumanMessage(content=cleaned, id=last.id, additional_kwargs=last.additional_kwargs)
-        ]
-    return update
+        for call in unanswered_calls(earlier)
+    ]

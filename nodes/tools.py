@@ -12,36 +12,26 @@ import json
 import logging
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.runtime import Runtime
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.db.engine import Database
-from graph import events
-from graph.asker import asker_of
-from graph.context import Context
-from graph.state import AgentState, Decision, ToolsUpdate
-from nodes.act import run_date
+from core import events
+from core.asker import asker_of
+from core.db.engine import Database
+from core.messages import Call, calls_of
+from core.run_context import RunContext
+from core.state import AgentState, Decision, ToolsUpdate
 from prompts import confirmation, replies
-from tools import retention
+from tools import decision_records, retention
 from tools.declaration import Tool, ToolArgumentsError, ToolContext
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
 
 Outcome = Literal["ok", "error", "timeout", "refused", "rejected", "capped"]
-
-
-@dataclass(frozen=True)
-class _Call:
-    """A requested call, valid or not (malformed JSON arrives as an invalid tool call)."""
-
-    id: str
-    name: str
-    args: Any
-    parse_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,22 +43,22 @@ class _Result:
 class Tools:
     """The tools node, bound to a registry."""
 
-    def __init__(self, registry: ToolRegistry, db: Database | None = None) -> None:
+    def __init__(self, registry: ToolRegistry, db: Database) -> None:
         self._registry = registry
         self._db = db
 
-    async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> ToolsUpdate:
+    async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> ToolsUpdate:
         """Execute the wave; calls past a cap are answered without running."""
         ctx = runtime.context
         message = state["messages"][-1]
         assert isinstance(message, AIMessage), "tools runs only after an AI message with calls"
-        calls = _calls_of(message)
+        calls = calls_of(message)
         rounds = state.get("rounds", 0) + 1
         used = state.get("tool_calls_used", 0)
         cap: str | None = None
         if rounds > ctx.max_rounds:
             cap = replies.round_cap(ctx.max_rounds)
-            allowed: list[_Call] = []
+            allowed: list[Call] = []
         else:
             budget = max(ctx.max_tool_calls - used, 0)
             allowed = calls[:budget]
@@ -76,14 +66,12 @@ class Tools:
                 cap = replies.tool_call_cap(ctx.max_tool_calls)
         runtime.stream_writer(events.agent_state("executing_tools", f"{len(allowed)} call(s)"))
         asker = asker_of(state, ctx)
-        tool_ctx = ToolContext(
-            today=run_date(ctx),
-            timezone=ctx.timezone,
-            user_id=asker.user_id,
-            user_role=asker.role,
+        tool_ctx = ToolContext.for_run(
+            ctx,
+            asker,
             run_id=state.get("run_id", ""),
             thread_id=(runtime.execution_info.thread_id if runtime.execution_info else None) or "",
-            db=self._database(),
+            db=self._db,
         )
         deadline = ctx.deadline_for(state.get("deadline"))
         decisions = state.get("decisions", {})
@@ -110,23 +98,14 @@ class Tools:
             "cap": cap,
         }
 
-    def _database(self) -> Database:
-        if self._db is None:
-            # The graph served by LangGraph Studio/Server has no runner to hand it a database.
-            from app.db.engine import open_database
-            from app.settings import get_settings
-
-            self._db = open_database(get_settings())
-        return self._db
-
     async def _run_one(
         self,
-        call: _Call,
+        call: Call,
         decision: Decision | None,
         tool_ctx: ToolContext,
-        ctx: Context,
+        ctx: RunContext,
         deadline: float,
-        runtime: Runtime[Context],
+        runtime: Runtime[RunContext],
     ) -> _Result:
         runtime.stream_writer(events.tool_call(call.name, call.id, call.args))
         started = time.monotonic()
@@ -141,14 +120,14 @@ class Tools:
 
     async def _execute(
         self,
-        call: _Call,
+        call: Call,
         decision: Decision | None,
         tool_ctx: ToolContext,
-        ctx: Context,
+        ctx: RunContext,
         deadline: float,
     ) -> _Result:
-        if call.parse_error is not None:
-            return _error(f"the arguments were not valid JSON ({call.parse_error}); resend them")
+        if call.error is not None:
+            return _error(f"the arguments were not valid JSON ({call.error}); resend them")
         tool = self._registry.get(call.name)
         if tool is None:
             available = ", ".join(self._registry.names()) or "none"
@@ -160,11 +139,21 @@ class Tools:
             return _error(f"{tool.name} must be the only call of its step; call it again alone")
         raw_args = call.args
         if tool.mutating:
+            try:
+                # A malformed change is never proposed: say which field is wrong, not that
+                # it needs an approval it could never get.
+                tool.validate(raw_args)
+            except ToolArgumentsError as exc:
+                return _error(f"invalid arguments for {tool.name}: {exc}")
             if decision is None:
                 return _Result(confirmation.not_decided(), "refused")
             if decision["decision"] == "reject":
                 text = confirmation.rejected(decision["decided_by"], decision.get("reason", ""))
                 return _Result(text, "rejected")
+            if not await decision_records.is_recorded(
+                tool_ctx.database(), tool_ctx.thread_id, call.id, decision
+            ):
+                return _Result(confirmation.not_recorded(), "refused")
             raw_args = decision["args"]
             tool_ctx = replace(tool_ctx, idempotency_key=decision["idempotency_key"])
         try:
@@ -180,6 +169,8 @@ class Tools:
             # The model can adapt to a failed call (other arguments, another tool), so the
             # failure becomes its ToolMessage; the traceback goes to the log.
             logger.warning("tool %s failed", tool.name, exc_info=True)
+            if _unmigrated(exc):
+                return _error(replies.workspace_not_migrated())
             return _error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
         content = json.dumps(data, default=str, ensure_ascii=False)
         large = len(content) > retention.RETAIN_OVER_CHARS
@@ -201,6 +192,14 @@ class Tools:
         return _Result(content, "ok")
 
 
+def _unmigrated(exc: Exception) -> bool:
+    """Whether a tool failed because the workspace tables were never created."""
+    text = str(exc)
+    return isinstance(exc, SQLAlchemyError) and (
+        "no such table" in text or ("relation" in text and "does not exist" in text)
+    )
+
+
 def _refusal(tool: Tool, tool_ctx: ToolContext) -> str | None:
     # Approval is not authorization: the asker's role is checked first, whoever approved.
     if tool_ctx.user_role not in tool.roles:
@@ -208,21 +207,7 @@ def _refusal(tool: Tool, tool_ctx: ToolContext) -> str | None:
     return None
 
 
-def _calls_of(message: AIMessage) -> list[_Call]:
-    calls = [_Call(c["id"] or "", c["name"], c["args"]) for c in message.tool_calls]
-    for bad in message.invalid_tool_calls:
-        calls.append(
-            _Call(
-                bad.get("id") or "",
-                bad.get("name") or "?",
-                bad.get("args"),
-                bad.get("error") or "malformed",
-            )
-        )
-    return calls
-
-
-def _tool_message(call: _Call, result: _Result) -> ToolMessage:
+def _tool_message(call: Call, result: _Result) -> ToolMessage:
     return ToolMessage(
         content=result.content,
         tool_call_id=call.id,

@@ -46,6 +46,22 @@ def not_decided() -> str:
     return "Not executed: this change needs a person's approval and none was given."
 
 
+def not_recorded() -> str:
+    """ToolMessage content of a mutating call whose decision the confirmation step never saw."""
+    return (
+        "Not executed: no approval for this change was recorded by the confirmation step "
+        "(a decision must come through it), so nothing was changed."
+    )
+
+
+def already_approved() -> str:
+    """A decision other than approve, for a change already approved and cut off by a crash."""
+    return (
+        "This change was already approved and is being carried out, so it can't be rejected "
+        "or edited now; nothing else was changed. Approve it to let it finish."
+    )
+
+
 def nothing_pending() -> str:
     """A decision arrived for a thread with nothing waiting."""
     return "There's nothing waiting for your approval in this thread, so nothing was changed."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.state import Source
+from core.state import Source
 
 CITABLE_TYPES = frozenset({"file", "kb"})
 """Documents an answer must cite when it uses them."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+NO_REPLY = "NO_REPLY"
+"""The model's answer when the message needs none: verify passes it and nothing is posted."""
+
 
 def tool_call_cap(limit: int) -> str:
     """The turn used its tool-call budget."""
@@ -78,3 +81,11 @@ def injection_refused(patterns: tuple[str, ...]) -> str:
 def tool_not_run(reason: str) -> str:
     """Content of the ToolMessage for a call that was not executed."""
     return f"Not executed: {reason}"
+
+
+def workspace_not_migrated() -> str:
+    """A tool found the workspace database without its tables."""
+    return (
+        "the workspace database is not set up yet (its tables are missing); tell the person "
+        "to run `agentloop db upgrade` (and `agentloop seed --demo` for the demo data)"
+    )

@@ -7,6 +7,8 @@ from datetime import date
 from functools import cache
 from pathlib import Path
 
+from core.run_context import CONTEXT_TYPES
+
 _HERE = Path(__file__).parent
 
 
@@ -30,9 +32,6 @@ class SystemPromptInputs:
     max_attempts: int
     has_tools: bool
     context_type: str = "general"
-
-
-CONTEXT_TYPES = ("general", "client", "task", "task_create", "audit")
 
 
 def context_guidance(context_type: str) -> str:

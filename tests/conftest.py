@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from app.models import ModelResolver
-from app.settings import Settings
+from core.models import ModelResolver
+from core.settings import Settings
 from graph.runner import Runner
 from tools.registry import ToolRegistry
 
@@ -118,9 +118,9 @@ def _migrate_and_seed(url: str) -> None:
     """Migrate an empty workspace database and load the demo seed into it."""
     import asyncio
 
-    from app.db.engine import open_database
-    from app.db.migrate import upgrade
-    from app.db.seed import seed_demo
+    from core.db.engine import open_database
+    from core.db.migrate import upgrade
+    from core.db.seed import seed_demo
 
     settings = Settings(_env_file=None, database_url=url)
     upgrade(settings)
@@ -187,7 +187,7 @@ def workspace_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[st
 @pytest.fixture
 async def workspace(workspace_url: str) -> AsyncIterator[Any]:
     """An open `Database` on a fresh seeded workspace."""
-    from app.db.engine import open_database
+    from core.db.engine import open_database
 
     db = open_database(Settings(_env_file=None, database_url=workspace_url))
     try:

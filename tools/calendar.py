@@ -2,50 +2,21 @@
 
 from __future__ import annotations
 
-import difflib
-import re
-from dataclasses import dataclass
-from datetime import date, timedelta
-from functools import cache
 from typing import Any
 
-import holidays
 from pydantic import BaseModel, Field
 
 from tools.date_hints import parse_date_hint
 from tools.declaration import ToolContext, declare
-
-# Searched in order when no country is given: earlier calendars win shared names, so
-# "Independence Day" is the US one unless the caller asks for country "IL".
-DEFAULT_CALENDARS = ("US", "IL", "GB", "IN")
-# Hebrew-calendar holidays start the evening before the civil date the package lists.
-SUNDOWN_CALENDARS = frozenset({"IL"})
-FIXED = "fixed-date"
-# Observances some calendars do not list at all (the US one does, others mostly do not).
-FIXED_DATE_OBSERVANCES = {"Halloween": (10, 31), "Valentine's Day": (2, 14)}
-# Spellings people use that neither exact nor fuzzy matching would reach.
-ALIASES = {
-    "chanukah": "hanukkah",
-    "chanukkah": "hanukkah",
-    "channukah": "hanukkah",
-    "xmas": "christmas day",
-    "christmas": "christmas day",
-    "passover": "pesach",
-    "easter": "easter sunday",
-    "new year": "new years day",
-    "fourth of july": "independence day",
-    "4th of july": "independence day",
-    "july 4th": "independence day",
-    "mlk day": "martin luther king jr day",
-    "presidents day": "washingtons birthday",
-    "juneteenth": "juneteenth national independence day",
-    "sukkos": "sukkot",
-    "shavuos": "shavuot",
-    "st patricks day": "saint patricks day",
-    "deepavali": "diwali",
-}
-# Below this similarity a misspelling is reported with suggestions instead of guessed.
-SPELLING_CUTOFF = 0.8
+from tools.holiday_lookup import (
+    DEFAULT_CALENDARS,
+    FIXED,
+    SUNDOWN_CALENDARS,
+    find_holiday,
+    is_estimated,
+    observed_day,
+    occurrence,
+)
 
 
 class ResolveHolidayArgs(BaseModel):
@@ -69,14 +40,6 @@ class ResolveDateHintArgs(BaseModel):
     hint: str = Field(min_length=1, description="e.g. 'next weekend', 'January 17-19'")
 
 
-@dataclass(frozen=True)
-class _Holiday:
-    """A holiday as one calendar spells it."""
-
-    name: str
-    source: str
-
-
 @declare(pack="calendar", kind="read_only")
 async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[str, Any]:
     """Find the dates of a named holiday: its whole span when it lasts several days.
@@ -98,8 +61,8 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
     """
     sources = (args.country.upper(),) if args.country else DEFAULT_CALENDARS
     year = args.year or ctx.today.year
-    holiday = _find_holiday(args.holiday_name, (*sources, FIXED), year)
-    start, end = _occurrence(holiday, args.year, ctx.today)
+    holiday = find_holiday(args.holiday_name, (*sources, FIXED), year)
+    start, end = occurrence(holiday, args.year, ctx.today)
     result: dict[str, Any] = {
         "holiday": holiday.name,
         "start": start.isoformat(),
@@ -108,13 +71,13 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
         "source_calendar": holiday.source,
     }
     notes = []
-    observed = _observed_day(holiday, start, end)
+    observed = observed_day(holiday, start, end)
     if holiday.source in SUNDOWN_CALENDARS:
         notes.append(f"{holiday.name} begins at sundown the evening before the first day")
     elif observed:
         result["observed"] = observed.isoformat()
         notes.append(f"{holiday.name} falls on a weekend; it is observed on {observed}")
-    if _is_estimated(holiday, start):
+    if is_estimated(holiday, start):
         result["estimated"] = True
         notes.append("the date is an estimate: it depends on the lunar calendar")
     if notes:
@@ -132,14 +95,15 @@ async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict
     "next week" is Monday to the following Monday; "friday" is the next Friday on or after
     today and "next friday" the Friday of next calendar week. Dates without a year mean the
     next such date on or after today. "January 17-19" checks in on the 17th and out on the
-    19th.
+    19th. A phrase naming no single day ("next month", "3 weeks") or a past one is refused.
 
     Returns:
         {"hint", "check_in", "check_out" (YYYY-MM-DD), "nights", "description"}.
 
     Examples:
-        "tonight", "tomorrow", "this weekend", "next weekend", "next week", "in 3 days",
-        "friday", "next friday", "2 nights from friday", "Dec 24 for 3 nights", "12/24",
+        "tonight", "tomorrow", "the day after tomorrow", "this weekend", "next weekend",
+        "next week", "in 3 days", "in a fortnight", "a week from today", "friday",
+        "next friday", "2 nights from friday", "Dec 24 for 3 nights", "12/24",
         "January 17-19", "17-19 January", "Jan 30 to Feb 2", "2025-01-17 to 2025-01-19".
     """
     stay = parse_date_hint(args.hint, ctx.today)
@@ -150,155 +114,6 @@ async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict
         "nights": stay.nights,
         "description": stay.description,
     }
-
-
-def _find_holiday(holiday_name: str, sources: tuple[str, ...], year: int) -> _Holiday:
-    """Match a name against each calendar in turn: exactly, by alias, then by spelling."""
-    key = _normalize(holiday_name)
-    candidates = (key, ALIASES.get(key, key), f"{key} day")
-    for source in sources:
-        names = _names(source, year)
-        for candidate in candidates:
-            if candidate in names:
-                return _Holiday(names[candidate], source)
-    # Reversed so that on a shared spelling the earlier calendar's entry is kept.
-    known = {
-        key: _Holiday(name, source)
-        for source in reversed(sources)
-        for key, name in _names(source, year).items()
-    }
-    close = difflib.get_close_matches(key, known, n=5, cutoff=0.5)
-    if close and difflib.SequenceMatcher(None, key, close[0]).ratio() >= SPELLING_CUTOFF:
-        return known[close[0]]
-    suggestions = list(dict.fromkeys(known[name].name for name in close)) or [
-        "Hanukkah",
-        "Christmas Day",
-        "Thanksgiving Day",
-    ]
-    raise ValueError(
-        f"unknown holiday '{holiday_name}' in calendars {', '.join(sources)}; "
-        f"did you mean one of: {', '.join(suggestions)}?"
-    )
-
-
-def _normalize(name: str) -> str:
-    """Fold case, apostrophes and punctuation so "New Year's Day" equals "new years day"."""
-    text = re.sub(r"['’.]", "", name.lower())
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
-
-
-@cache
-def _names(source: str, year: int) -> dict[str, str]:
-    """Map each normalized holiday name in a calendar around `year` to its spelling."""
-    if source == FIXED:
-        return {_normalize(name): name for name in FIXED_DATE_OBSERVANCES}
-    names: dict[str, str] = {}
-    for around in (year - 1, year, year + 1):
-        calendar = _calendar(source, around)
-        for day in calendar:
-            for name in _entries(calendar, day):
-                names.setdefault(_normalize(name), name)
-                # "Simchat Torah / Shemini Atzeret" answers to either half.
-                for part in name.split(" / "):
-                    names.setdefault(_normalize(part), name)
-    return names
-
-
-@cache
-def _calendar(country: str, year: int) -> holidays.HolidayBase:
-    """Load one country's holidays for a year, every category (religious, unofficial...)."""
-    try:
-        categories = holidays.country_holidays(country).supported_categories
-    except NotImplementedError as exc:
-        raise ValueError(f"no holiday calendar for country code '{country}'") from exc
-    return holidays.country_holidays(country, years=year, categories=categories)
-
-
-def _occurrence(holiday: _Holiday, year: int | None, today: date) -> tuple[date, date]:
-    """Pick the span starting in `year`, or else the first one not over by `today`.
-
-    Neighbouring years are loaded too, since a span such as Hanukkah can cross New Year.
-    """
-    if year is not None:
-        spans = _spans(holiday, range(year - 1, year + 2))
-        chosen = next((span for span in spans if span[0].year == year), None)
-        missing = f"{holiday.name} does not start in {year} in the {holiday.source} calendar"
-    else:
-        spans = _spans(holiday, range(today.year - 1, today.year + 3))
-        chosen = next((span for span in spans if span[1] >= today), None)
-        missing = f"no upcoming {holiday.name} in the {holiday.source} calendar"
-    if chosen is None:
-        raise ValueError(missing)
-    return chosen
-
-
-def _spans(holiday: _Holiday, years: range) -> list[tuple[date, date]]:
-    """Group the holiday's days into runs of consecutive dates, first to last."""
-    spans: list[tuple[date, date]] = []
-    for day in sorted(set(_days(holiday, years))):
-        if spans and day - spans[-1][1] == timedelta(days=1):
-            spans[-1] = (spans[-1][0], day)
-        else:
-            spans.append((day, day))
-    return spans
-
-
-def _days(holiday: _Holiday, years: range) -> list[date]:
-    """List every day that belongs to the holiday in the given years."""
-    if holiday.source == FIXED:
-        month, day = FIXED_DATE_OBSERVANCES[holiday.name]
-        return [date(year, month, day) for year in years]
-    days = []
-    for year in years:
-        calendar = _calendar(holiday.source, year)
-        days += [
-            day
-            for day in calendar
-            if any(_belongs(entry, holiday.name) for entry in _entries(calendar, day))
-        ]
-    return days
-
-
-def _entries(calendar: holidays.HolidayBase, day: date) -> list[str]:
-    """Return the holidays a calendar lists on a day, observed-on-another-day ones aside.
-
-    The "(estimated)" mark some calendars put on lunar dates varies by year, so it is
-    dropped to keep each holiday under one name.
-    """
-    return [
-        name.removesuffix(" (estimated)")
-        for name in calendar.get_list(day)
-        if "(observed" not in name
-    ]
-
-
-def _belongs(entry: str, name: str) -> bool:
-    """Whether a calendar entry is a day of the named holiday.
-
-    Multi-day festivals list their middle and closing days under derived names
-    ("Pesach holiday", "Seventh day of Pesach"), which belong to the same span.
-    """
-    return entry in (name, f"{name} holiday") or entry.endswith(f" of {name}")
-
-
-def _is_estimated(holiday: _Holiday, start: date) -> bool:
-    """Whether the calendar marks this occurrence's date as an estimate."""
-    if holiday.source == FIXED:
-        return False
-    listed = _calendar(holiday.source, start.year).get_list(start)
-    return f"{holiday.name} (estimated)" in listed
-
-
-def _observed_day(holiday: _Holiday, start: date, end: date) -> date | None:
-    """Return the day a weekend holiday is observed on instead, if its calendar says so."""
-    if holiday.source == FIXED:
-        return None
-    observed_name = f"{holiday.name} (observed)"
-    for offset in range((end - start).days + 7):
-        day = start - timedelta(days=3) + timedelta(days=offset)
-        if observed_name in _calendar(holiday.source, day.year).get_list(day):
-            return day
-    return None
 
 
 TOOLS = [resolve_holiday, resolve_date_hint]

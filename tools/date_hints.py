@@ -1,54 +1,43 @@
 """Turn natural-language date phrases ("next weekend", "January 17-19") into hotel-style stays.
 
+Weekends, weeks, weekday names, "N nights" and ranges follow this project's rules; a single
+day ("Dec 24", "12/24", "the day after tomorrow", "in a fortnight") is read by `dateparser`.
 Everything is relative to the run's date, passed in as `today`; nothing here reads the clock.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from dateparser.date import DateDataParser
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 FRIDAY, SATURDAY, SUNDAY = 4, 5, 6
 
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
-
 _COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 NUMBER_WORDS = {"a": 1, "an": 1} | {word: n for n, word in enumerate(_COUNTS, start=1)}
 
+_MONTH_NAMES = {n.lower() for n in (*calendar.month_name, *calendar.month_abbr) if n} | {"sept"}
 # Longest names first so "sept" is not read as "sep" followed by a stray "t".
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
 _NUMBER = r"\d+|" + "|".join(NUMBER_WORDS)
-_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
-_SLASHED = re.compile(r"(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?")
 _MONTH_DAY = re.compile(rf"({_MONTH})\.? (\d{{1,2}})(?: (\d{{4}}))?")
 _DAY_MONTH = re.compile(rf"(\d{{1,2}}) (?:of )?({_MONTH})\.?(?: (\d{{4}}))?")
 _BARE_DAY = re.compile(r"(\d{1,2})(?: (\d{4}))?")
+# The shapes of a calendar date: when dateparser rejects one, the date does not exist.
+_DATE_SHAPED = re.compile(
+    rf"\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?"
+    rf"|{_MONTH_DAY.pattern}|{_DAY_MONTH.pattern}"
+)
 _RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*")
-_IN_DAYS = re.compile(rf"in ({_NUMBER}) (day|week)s?")
 _NIGHTS_FROM = re.compile(rf"({_NUMBER}) nights? (?:from|starting|starting on|beginning) (.+)")
 _FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
+# How long, not when: dateparser would read "3 weeks" as "in 3 weeks", "this week" as today.
+_DURATION = re.compile(rf"(?:{_NUMBER}) (?:day|week|month|year)s?|this week")
 _WEEKDAY = re.compile(rf"(?:(this|next) )?({'|'.join(WEEKDAYS)})(?: night)?")
 
 UNPARSEABLE = (
@@ -71,15 +60,6 @@ class Stay:
         return (self.check_out - self.check_in).days
 
 
-@dataclass(frozen=True)
-class _MonthDay:
-    """An explicit calendar date whose year may be left for the reader to infer."""
-
-    month: int
-    day: int
-    year: int | None
-
-
 def parse_date_hint(hint: str, today: date) -> Stay:
     """Resolve a date phrase into a stay relative to `today`.
 
@@ -92,6 +72,8 @@ def parse_date_hint(hint: str, today: date) -> Stay:
       * "friday" / "this friday": the next Friday on or after today; "next friday": the
         Friday of next calendar week.
       * Dates without a year: the next such date on or after today.
+      * Other phrases of one day ("in 3 days", "the day after tomorrow", "in a fortnight"):
+        as dateparser reads them from today; slashed dates are month first (US).
 
     Args:
         hint: The phrase, e.g. "next weekend", "Jan 17 to Jan 19", "2 nights from friday".
@@ -113,24 +95,25 @@ def parse_date_hint(hint: str, today: date) -> Stay:
 
 
 def _normalize(hint: str) -> str:
-    """Lower-case and drop the filler that does not change the meaning ("the", "17th", ",")."""
+    """Lower-case and drop the filler that does not change the meaning ("the", "17th", ",").
+
+    Two-digit years become this century's ("12/24/25" is 2025, never 2125), and "from
+    today" reads as "from now", which dateparser counts forward from.
+    """
     text = hint.lower().replace(",", " ")
     text = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", r"\1", text)
+    text = re.sub(r"\b(\d{1,2}/\d{1,2}/)(\d{2})\b", r"\g<1>20\2", text)
     text = re.sub(r"\bthe\b", " ", text)
+    text = re.sub(r"\bfrom today\b", "from now", text)
     text = re.sub(r"^\s*(?:from|on|starting)\s+", "", text)
     return " ".join(text.split())
 
 
 def _relative_stay(text: str, today: date) -> Stay | None:
-    """Resolve the fixed phrases: today, tomorrow, weekends, next week, "in N days"."""
+    """Resolve this project's fixed phrases: weekends and next week."""
     this_friday = today + timedelta(days=(FRIDAY - today.weekday()) % 7)
     if today.weekday() in (SATURDAY, SUNDAY):
         this_friday = today - timedelta(days=today.weekday() - FRIDAY)
-    next_monday = today + timedelta(days=7 - today.weekday())
-    if text in ("today", "tonight"):
-        return _nights(today, 1, "tonight")
-    if text in ("tomorrow", "tomorrow night"):
-        return _nights(today + timedelta(days=1), 1, "tomorrow night")
     if text in ("this weekend", "weekend", "this coming weekend"):
         check_in = max(this_friday, today)
         sunday = this_friday + timedelta(days=2)
@@ -141,11 +124,8 @@ def _relative_stay(text: str, today: date) -> Stay | None:
         check_in = this_friday + timedelta(days=7)
         return _nights(check_in, 2, "next weekend (Friday to Sunday of next calendar week)")
     if text == "next week":
+        next_monday = today + timedelta(days=7 - today.weekday())
         return _nights(next_monday, 7, "next week (Monday to Monday)")
-    match = _IN_DAYS.fullmatch(text)
-    if match:
-        days = _number(match[1]) * (7 if match[2] == "week" else 1)
-        return _nights(today + timedelta(days=days), 1, text)
     return None
 
 
@@ -210,11 +190,11 @@ def _single_night(text: str, hint: str, today: date) -> Stay | None:
 
 
 def _parse_day(text: str, hint: str, today: date, on_or_after: date) -> date | None:
-    """Read one day; year-less dates and bare weekdays fall on or after `on_or_after`."""
-    if text in ("today", "tonight"):
-        return today
-    if text in ("tomorrow", "tomorrow night"):
-        return today + timedelta(days=1)
+    """Read one day; year-less dates and bare weekdays fall on or after `on_or_after`.
+
+    Phrases counted from a day ("tomorrow", "in 3 days") count from `today`, and may not
+    reach back before it ("yesterday", "3 days ago").
+    """
     weekday = _WEEKDAY.fullmatch(text)
     if weekday:
         target = WEEKDAYS.index(weekday[2])
@@ -222,47 +202,38 @@ def _parse_day(text: str, hint: str, today: date, on_or_after: date) -> date | N
             next_monday = today + timedelta(days=7 - today.weekday())
             return next_monday + timedelta(days=target)
         return on_or_after + timedelta(days=(target - on_or_after.weekday()) % 7)
-    explicit = _explicit_date(text)
-    return None if explicit is None else _resolve(explicit, hint, on_or_after)
+    midnight = datetime.combine(today, time.min)
+    counted = None if _DURATION.fullmatch(text) else _dateparser(text, "relative-time", midnight)
+    if counted is not None and counted < midnight:
+        raise ValueError(f"the date hint '{hint}' is in the past ({counted:%Y-%m-%d})")
+    if counted is not None:
+        return counted.date()
+    # Just before `on_or_after`, so that a year-less date on that very day stays there
+    # (dateparser moves a date equal to its base to the next year).
+    base = datetime.combine(on_or_after, time.min) - timedelta(microseconds=1)
+    named = _dateparser(text, "absolute-time", base)
+    if named is None and _DATE_SHAPED.fullmatch(text):
+        raise ValueError(f"the date hint '{hint}' names a date that does not exist ({text})")
+    return None if named is None else named.date()
 
 
-def _explicit_date(text: str) -> _MonthDay | None:
-    """Match ISO, US-style "12/24[/2025]", "Dec 24 [2025]" or "24 Dec [2025]"."""
-    if match := _ISO.fullmatch(text):
-        return _MonthDay(int(match[2]), int(match[3]), int(match[1]))
-    if match := _SLASHED.fullmatch(text):
-        return _MonthDay(int(match[1]), int(match[2]), _year(match[3]))
-    if match := _MONTH_DAY.fullmatch(text):
-        return _MonthDay(MONTHS[match[1]], int(match[2]), _year(match[3]))
-    if match := _DAY_MONTH.fullmatch(text):
-        return _MonthDay(MONTHS[match[2]], int(match[1]), _year(match[3]))
-    return None
+def _dateparser(text: str, parser: str, base: datetime) -> datetime | None:
+    """Read one day with dateparser, offline and deterministic: English, from a fixed base.
 
-
-def _year(digits: str | None) -> int | None:
-    """Read an optional year, taking two digits ("12/24/25") as this century."""
-    if not digits:
-        return None
-    return int(digits) + (2000 if len(digits) == 2 else 0)
-
-
-def _resolve(when: _MonthDay, hint: str, on_or_after: date) -> date:
-    """Pin a date to its year, the next valid one on or after `on_or_after` when unstated.
-
-    Scanning eight years lets a year-less February 29 reach the next leap year.
+    A phrase that names a month or a year ("next month") is not a day, so it is not read.
     """
-    years = [when.year] if when.year else range(on_or_after.year, on_or_after.year + 9)
-    for year in years:
-        try:
-            candidate = date(year, when.month, when.day)
-        except ValueError:
-            continue
-        if when.year or candidate >= on_or_after:
-            return candidate
-    raise ValueError(
-        f"the date hint '{hint}' names a date that does not exist "
-        f"(month {when.month}, day {when.day})"
-    )
+    absolute = parser == "absolute-time"
+    settings: dict[str, Any] = {
+        "RELATIVE_BASE": base,
+        "PREFER_DATES_FROM": "future",
+        "PARSERS": [parser],
+        "DATE_ORDER": "MDY",
+        # An absolute date names its day and month; "Dec" alone or "the 15th" is too vague.
+        "REQUIRE_PARTS": ["day", "month"] if absolute else [],
+        "RETURN_AS_TIMEZONE_AWARE": False,
+    }
+    data = DateDataParser(languages=["en"], settings=settings).get_date_data(text)
+    return data.date_obj if data.period in ("day", "week") else None
 
 
 def _number(word: str) -> int:

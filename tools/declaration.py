@@ -6,16 +6,19 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any, Literal, get_type_hints
+from typing import Any, Literal, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
-if TYPE_CHECKING:
-    from app.db.engine import Database
+from core.asker import Asker
+from core.db.engine import Database
+from core.run_context import ROLES, RunContext
+from core.state import Source
 
+Capability = Literal["memory_writer"]
+"""A job the graph gives a tool: `memory_writer` stores durable notes during compaction."""
 ToolKind = Literal["read_only", "mutating", "delegate"]
 """`delegate`: a meta tool the graph carries out itself (create_plan runs the planner)."""
-ROLES: tuple[str, ...] = ("viewer", "member", "admin")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,21 @@ class ToolContext:
     idempotency_key: str | None = None
     """Set for an approved mutation; the same key never applies the mutation twice."""
 
+    @classmethod
+    def for_run(
+        cls, ctx: RunContext, asker: Asker, *, run_id: str, thread_id: str, db: Database | None
+    ) -> ToolContext:
+        """Return what the run's tools know: its date and zone, the asker, the run and thread."""
+        return cls(
+            today=ctx.run_date(),
+            timezone=ctx.timezone,
+            user_id=asker.user_id,
+            user_role=asker.role,
+            run_id=run_id,
+            thread_id=thread_id,
+            db=db,
+        )
+
     def database(self) -> Database:
         """Return the workspace database, or fail clearly when the run has none."""
         if self.db is None:
@@ -45,6 +63,9 @@ class ToolArgumentsError(ValueError):
 
 
 ToolFn = Callable[[Any, ToolContext], Awaitable[Any]]
+SourceFinder = Callable[[Database, str], Awaitable[list[Source]]]
+"""What a pack contributes to gather: the sources a message points at in the workspace
+(mentioned names resolved, their notes, documents), found without a model call."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,9 @@ class Tool:
     timeout_s: float | None = None
     summarize_large_results: bool = True
     """False for a tool whose whole point is to return a full result (rehydration)."""
+    provides: frozenset[Capability] = frozenset()
+    """Jobs the graph itself gives this tool (e.g. the memory flush writes through the
+    `memory_writer`), so generic nodes need not know any pack's tool names."""
 
     @property
     def read_only(self) -> bool:
@@ -112,6 +136,7 @@ def declare(
     roles: Iterable[str] = ROLES,
     timeout_s: float | None = None,
     summarize_large_results: bool = True,
+    provides: Iterable[Capability] = (),
 ) -> Callable[[ToolFn], Tool]:
     """Declare an async tool function `fn(args: ArgsModel, ctx: ToolContext)` as a `Tool`.
 
@@ -145,6 +170,7 @@ def declare(
             pack=pack,
             timeout_s=timeout_s,
             summarize_large_results=summarize_large_results,
+            provides=frozenset(provides),
         )
 
     return wrap

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Booking, Rate, Room
+from core.db.models import Booking, Rate, Room
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
 

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import MutationReceipt
+from core.db.models import MutationReceipt
 from tools.declaration import ToolContext
 
 Mutation = Callable[[AsyncSession], Awaitable[dict[str, Any]]]

@@ -10,7 +10,7 @@ from rapidfuzz import fuzz, process, utils
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Client, ClientMemoryNote, utcnow
+from core.db.models import Client, ClientMemoryNote, utcnow
 from tools.agency.mutations import Args, require
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
@@ -76,7 +76,7 @@ def _note(row: ClientMemoryNote, client: str) -> dict[str, Any]:
     }
 
 
-@declare(pack="memory", kind="mutating", roles=STAFF)
+@declare(pack="memory", kind="mutating", roles=STAFF, provides=["memory_writer"])
 async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
     """Remember a durable fact about a client for later conversations.
 

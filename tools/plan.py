@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from core.plans import ExecutionMode
 from tools.declaration import ToolContext, declare
-
-ExecutionMode = Literal["auto_execute", "draft_only", "agent_review"]
 
 
 class CreatePlanArgs(BaseModel):

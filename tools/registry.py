@@ -5,15 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tools.declaration import Tool
+from tools.declaration import Capability, SourceFinder, Tool
 
 
 class ToolRegistry:
     """An immutable-by-convention collection of tools, looked up by name."""
 
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    def __init__(self, tools: Iterable[Tool] = (), sources: Iterable[SourceFinder] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._schemas: list[dict[str, Any]] | None = None
+        self.sources: tuple[SourceFinder, ...] = tuple(sources)
+        """The packs' source finders gather runs for each message."""
         for tool in tools:
             self.add(tool)
 
@@ -36,6 +38,10 @@ class ToolRegistry:
         """Return every tool, in registration order."""
         return list(self._tools.values())
 
+    def providing(self, capability: Capability) -> Tool | None:
+        """Return the tool declared for a job the graph gives (the first one, if several)."""
+        return next((t for t in self._tools.values() if capability in t.provides), None)
+
     def by_pack(self) -> dict[str, list[Tool]]:
         """Return the tools grouped by pack."""
         packs: dict[str, list[Tool]] = {}
@@ -57,12 +63,24 @@ class ToolRegistry:
 def default_registry() -> ToolRegistry:
     """Return the registry of every shipped pack."""
     from tools import calendar, hospitality, memory, meta, plan
-    from tools.agency import brands, context, lookup, mutations
+    from tools.agency import (
+        audit,
+        brands,
+        client_context,
+        kb,
+        lookup,
+        mentions,
+        mutations,
+        tasks,
+    )
 
     return ToolRegistry(
         [
             *lookup.TOOLS,
-            *context.TOOLS,
+            *client_context.TOOLS,
+            *kb.TOOLS,
+            *tasks.TOOLS,
+            *audit.TOOLS,
             *mutations.TOOLS,
             *brands.TOOLS,
             *memory.TOOLS,
@@ -70,5 +88,6 @@ def default_registry() -> ToolRegistry:
             *hospitality.TOOLS,
             *meta.TOOLS,
             *plan.TOOLS,
-        ]
+        ],
+        sources=[mentions.workspace_sources],
     )

@@ -7,8 +7,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.db.engine import Database
-from app.db.models import SkillEvent
+from core.db.engine import Database
+from core.db.models import SkillEvent
 
 RETAIN_OVER_CHARS = 4_000
 """Results longer than this (as JSON) are stored and summarized."""

@@ -16,8 +16,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-import app
-
 out = Console()
 err = Console(stderr=True)
 
@@ -48,7 +46,7 @@ def bench_command(
 
 def checkout_root(candidates: list[Path] | None = None) -> Path | None:
     """Return the first directory with `bench/suite.py`: the package's checkout, or the cwd."""
-    for root in candidates or [Path(app.__file__).resolve().parents[1], Path.cwd()]:
+    for root in candidates or [Path(__file__).resolve().parents[2], Path.cwd()]:
         if (root / "bench" / "suite.py").is_file():
             return root
     return None

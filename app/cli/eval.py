@@ -12,14 +12,16 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from app.cli import logs
-from app.eval.evaluate import ScenarioResult, evaluate
+from app.cli.config import settings_or_exit
+from app.eval.evaluate import evaluate
 from app.eval.report import print_report, report_json
+from app.eval.results import ScenarioResult
 from app.eval.scenario import SHIPPED, ScenarioFilesError, load_all
-from app.models import ModelConfigError, ModelResolver
+from core.models import ModelConfigError, ModelResolver
+from core.observability import logs
 
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def eval_command(
@@ -44,15 +46,13 @@ def eval_command(
 
     Exit status: 0 every scenario passed, 1 some failed, 2 bad usage or scenario files.
     """
-    from app.cli.main import _settings
-
     if model is not None and model.startswith("scripted"):
         err.print(
             "[red]error:[/] --model takes a real model (openai:<model> or local); "
             "without it each scenario runs on its own script"
         )
         raise typer.Exit(2)
-    settings = _settings()
+    settings = settings_or_exit()
     logs.configure(settings.data_dir, verbose)
     try:
         scenarios = load_all(paths or [SHIPPED])

@@ -13,21 +13,16 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from app.db.engine import open_database
-from app.observability import queries
-from app.settings import Settings
+from app.cli.config import settings_or_exit
+from core.db.engine import open_database
+from core.observability import queries
+from core.settings import Settings
 
 runs_app = typer.Typer(help="The audit of runs: what the agent did and why.", no_args_is_help=True)
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
-
-def _settings() -> Settings:
-    from app.cli.main import _settings as settings
-
-    return settings()
 
 
 @runs_app.command("list")
@@ -44,7 +39,7 @@ def list_runs(
     json_output: JsonOpt = False,
 ) -> None:
     """List runs, newest first."""
-    settings = _settings()
+    settings = settings_or_exit()
     rows = _run(settings, queries.list_runs, thread=thread, tool=tool, status=status, limit=limit)
     if json_output:
         sys.stdout.write(json.dumps([queries.run_json(r) for r in rows], default=str) + "\n")
@@ -72,7 +67,7 @@ def show_run(
     json_output: JsonOpt = False,
 ) -> None:
     """Show one run: messages, tool calls with results, timings, tokens, child runs."""
-    settings = _settings()
+    settings = settings_or_exit()
     detail = _run(settings, queries.show_run, run_id)
     if detail is None:
         err.print(f"[red]error:[/] no run {run_id!r}")

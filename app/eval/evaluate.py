@@ -12,108 +12,26 @@ import logging
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage
-from sqlalchemy import func, select
 
-from app.db.engine import open_database
-from app.db.models import Base
 from app.eval.checks import check_confirmed, check_step
 from app.eval.observe import StepObservation, step_calls
 from app.eval.placeholders import PlaceholderError, fill
-from app.eval.scenario import RowCount, Scenario, Step
+from app.eval.results import EvalReport, ScenarioResult, StepResult
+from app.eval.row_counts import count_rows
+from app.eval.scenario import Scenario, Step
 from app.eval.usage import count_model_calls
 from app.eval.workspace import build_template, prepare
-from app.models import ModelResolver
-from app.models.scripted import ScriptedChatModel
-from app.settings import Settings
+from core.models import ModelResolver
+from core.models.scripted import ScriptedChatModel
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
 from tools.registry import ToolRegistry, default_registry
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class StepResult:
-    """One step: what it was, what it showed, and what differed from the expectations."""
-
-    label: str
-    seen: StepObservation
-    problems: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ScenarioResult:
-    """One scenario's outcome, with its model calls and tokens."""
-
-    name: str
-    source: str
-    references: list[str]
-    steps_total: int
-    steps: list[StepResult] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    """Problems outside any step: row counts, an error of the harness."""
-    duration_s: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        """Whether every step ran and every check held."""
-        return (
-            not self.problems
-            and len(self.steps) == self.steps_total
-            and not any(step.problems for step in self.steps)
-        )
-
-    @property
-    def failures(self) -> list[str]:
-        """Every problem, each prefixed with its step."""
-        found = [
-            f"step {i} ({step.label}): {problem}"
-            for i, step in enumerate(self.steps, 1)
-            for problem in step.problems
-        ]
-        return found + self.problems
-
-    @property
-    def llm_calls(self) -> int:
-        """Model calls of every step."""
-        return sum(step.seen.llm_calls for step in self.steps)
-
-    @property
-    def input_tokens(self) -> int:
-        """Input tokens of every step."""
-        return sum(step.seen.input_tokens for step in self.steps)
-
-    @property
-    def output_tokens(self) -> int:
-        """Output tokens of every step."""
-        return sum(step.seen.output_tokens for step in self.steps)
-
-    @property
-    def tokens_estimated(self) -> bool:
-        """Whether any of the tokens are estimates (the model reported no usage)."""
-        return any(step.seen.tokens_estimated for step in self.steps)
-
-
-@dataclass
-class EvalReport:
-    """Every scenario's result, and the model they ran on."""
-
-    model: str
-    scenarios: list[ScenarioResult]
-
-    @property
-    def passed(self) -> int:
-        """How many scenarios passed."""
-        return sum(result.passed for result in self.scenarios)
-
-    @property
-    def pass_rate(self) -> float:
-        """Share of scenarios that passed (0 with none)."""
-        return self.passed / len(self.scenarios) if self.scenarios else 0.0
 
 
 async def evaluate(
@@ -164,7 +82,7 @@ async def run_scenario(
         spec = model or _write_script(scenario, folder)
         await _play(scenario, settings, spec, models, registry, result, scripted=model is None)
         if result.passed:
-            result.problems += await _count_rows(settings, scenario.rows)
+            result.problems += await count_rows(settings, scenario.rows)
     except Exception as exc:
         # A scenario that breaks the harness is a failed scenario, not a crashed evaluation.
         logger.exception("eval scenario %s failed", scenario.name)
@@ -272,35 +190,3 @@ def _write_script(scenario: Scenario, folder: Path) -> str:
     turns = [turn.model_dump(exclude_defaults=True) for turn in scenario.script()]
     path.write_text(json.dumps(turns, indent=1), encoding="utf-8")
     return f"scripted:{path}"
-
-
-async def _count_rows(settings: Settings, checks: list[RowCount]) -> list[str]:
-    if not checks:
-        return []
-    db = open_database(settings)
-    problems = []
-    try:
-        async with db.session() as session:
-            for check in checks:
-                table = Base.metadata.tables[check.table]
-                query = select(func.count()).select_from(table)
-                for column, value in check.where.items():
-                    query = query.where(
-                        table.c[column].is_(None) if value is None else table.c[column] == value
-                    )
-                for column, value in check.where_not.items():
-                    query = query.where(
-                        table.c[column].is_not(None) if value is None else table.c[column] != value
-                    )
-                count = await session.scalar(query) or 0
-                if count != check.count:
-                    problems.append(f"{_describe(check)}: {count} row(s), expected {check.count}")
-    finally:
-        await db.dispose()
-    return problems
-
-
-def _describe(check: RowCount) -> str:
-    conditions = [f"{c} = {v!r}" for c, v in check.where.items()]
-    conditions += [f"{c} != {v!r}" for c, v in check.where_not.items()]
-    return check.table + (f" where {' and '.join(conditions)}" if conditions else "")

@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from app.eval.scenario import CallStatus
+from core.messages import calls_of
 
 _STATUS: dict[str, CallStatus] = {
     "ok": "ok",
@@ -70,17 +71,17 @@ def step_calls(
     """
     new_messages = [m for m in history if m.id not in seen_ids]
     names: dict[str, str] = {
-        call["id"]: call["name"] or "?"
+        call.id: call.name
         for message in history
         if isinstance(message, AIMessage)
-        for call in [*message.tool_calls, *message.invalid_tool_calls]
-        if call["id"]
+        for call in calls_of(message)
+        if call.id
     }
     made = [
-        call["id"] or ""
+        call.id
         for message in new_messages
         if isinstance(message, AIMessage)
-        for call in [*message.tool_calls, *message.invalid_tool_calls]
+        for call in calls_of(message)
     ]
     answered = {
         m.tool_call_id: str(m.additional_kwargs.get("outcome", "error"))

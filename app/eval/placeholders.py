@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from app.models.scripted import ScriptedTurn
+from core.models.scripted import ScriptedTurn
 
 _PLACEHOLDER = re.compile(r"^\{\{\s*(?P<tool>\w+)(?P<path>(?:\.\w+)+)\s*\}\}$")
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from app.eval.evaluate import EvalReport, ScenarioResult
+from app.eval.results import EvalReport, ScenarioResult
 
 ESTIMATE_NOTE = (
     "~ estimated: the model reported no usage (the scripted model never does), so tokens "

@@ -15,15 +15,15 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from app.context.injection import GuardMode
-from app.db.models import Base
-from app.models.scripted import ScriptedTurn
-from prompts.system import CONTEXT_TYPES
+from core.db.models import Base
+from core.models.scripted import ScriptedTurn
+from core.run_context import CONTEXT_TYPES
+from core.settings import GuardMode
 
 Role = Literal["viewer", "member", "admin"]
 Reference = Literal["agencyclaw", "orion", "hotel", "buildos", "goclaw"]
 """The reference design a scenario's example comes from."""
-RunStatus = Literal["completed", "needs_confirmation", "refused", "failed"]
+RunStatus = Literal["completed", "needs_confirmation", "refused", "capped", "failed"]
 CallStatus = Literal["ok", "error", "refused", "rejected", "not_confirmed", "pending_confirmation"]
 Scalar = str | int | float | bool | date | None
 

@@ -19,7 +19,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.tracers.context import register_configure_hook
 
-from app.observability.usage import UsageCollector
+from core.observability.usage import UsageCollector
 
 
 class ModelCallCounter(UsageCollector):

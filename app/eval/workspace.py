@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from app.db.engine import open_database
-from app.db.migrate import upgrade
-from app.db.seed import seed_demo
 from app.eval.scenario import Scenario, ScenarioSettings
-from app.settings import Settings
+from core.db.engine import open_database
+from core.db.migrate import upgrade
+from core.db.seed import seed_demo
+from core.settings import Settings
 
 WORKSPACE_FILE = "workspace.sqlite"
 

@@ -1,82 +1,75 @@
-"""The Bolt app, built on the runner, the lanes, the event ledger and the roles."""
+"""The Bolt app: one authorization from the start-up `auth.test`, clean payloads, the listeners."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
-from slack_bolt.async_app import AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.authorization import AuthorizeResult
+from slack_bolt.request.async_request import AsyncBoltRequest
 
-from app.db.engine import open_database
-from app.settings import Settings
-from app.slack.conversations import Conversations
-from app.slack.dedupe import EventLedger
-from app.slack.identity import Roles
-from app.slack.lanes import Lanes
+from app.slack.clean_text import clean_payload
 from app.slack.listeners import register_all
-from app.slack.settings import SlackSettings
-from graph.runner import Runner
+from app.slack.startup import BotIdentity
+from app.slack.turn_loop import TurnLoop
+from app.slack.web_api import web_client
+from core.settings import SlackSection
+
+if TYPE_CHECKING:
+    from app.slack.conversations import Conversations
 
 logger = logging.getLogger(__name__)
 
 
-class SlackConfigError(ValueError):
-    """A setting the chosen mode needs is missing."""
-
-
-@dataclass
-class SlackRuntime:
-    """An open Slack front end: the Bolt app and what it runs turns with."""
-
-    app: AsyncApp
-    conversations: Conversations
-
-
 def build_app(
+    turns: TurnLoop,
     conversations: Conversations,
-    slack: SlackSettings,
+    identity: BotIdentity,
+    slack: SlackSection,
     *,
     socket_mode: bool = False,
 ) -> AsyncApp:
     """Return the Bolt app with every listener registered.
 
-    Over HTTP every request's signature is verified with the signing secret (Bolt's
-    request verification); Socket Mode needs none.
+    Authorization is the identity `auth.test` gave at start, for every request: Bolt's
+    single-workspace authorization would call `auth.test` on each request until its first
+    answer arrived (a burst of events at start is a burst of calls). Events are
+    acknowledged before their listener runs, and listeners only hand work to the turn loop.
     """
-    if not socket_mode and slack.signing_secret is None:
-        raise SlackConfigError("SLACK_SIGNING_SECRET is required in HTTP mode")
+    token = slack.bot_token.get_secret_value() if slack.bot_token else ""
+
+    async def authorize(enterprise_id: str | None, team_id: str | None) -> AuthorizeResult:
+        return AuthorizeResult(
+            enterprise_id=enterprise_id or identity.enterprise_id,
+            team_id=team_id or identity.team_id,
+            bot_token=token,
+            bot_id=identity.bot_id,
+            bot_user_id=identity.user_id,
+        )
+
     app = AsyncApp(
-        client=conversations.client,
-        signing_secret=slack.signing_secret.get_secret_value() if slack.signing_secret else None,
+        # No token on the client: requests take the bot token from `authorize`.
+        client=web_client(slack, None),
+        authorize=authorize,
+        signing_secret=slack.signing_secret.get_secret_value() if slack.signing_secret else "",
         request_verification_enabled=not socket_mode,
-        # Events are acknowledged before the listener runs; turns take seconds.
         process_before_response=False,
         logger=logging.getLogger("app.slack.bolt"),
     )
-    register_all(app, conversations)
+    app.middleware(_clean_payload)
+    register_all(app, turns, conversations)
     return app
 
 
-@asynccontextmanager
-async def open_slack(
-    settings: Settings, slack: SlackSettings, *, socket_mode: bool = False
-) -> AsyncIterator[SlackRuntime]:
-    """Open the runner, the workspace database and the lanes, and build the Bolt app on them."""
-    if slack.bot_token is None:
-        raise SlackConfigError("SLACK_BOT_TOKEN is required")
-    client = AsyncWebClient(token=slack.bot_token.get_secret_value(), base_url=slack.api_url)
-    db = open_database(settings)
-    try:
-        async with Runner.open(settings) as runner, Lanes.open(settings) as lanes:
-            ledger = EventLedger(db, slack.processed_event_ttl_s)
-            conversations = Conversations(runner, lanes, Roles(db, slack), ledger, client, slack)
-            app = build_app(conversations, slack, socket_mode=socket_mode)
-            try:
-                yield SlackRuntime(app, conversations)
-            finally:
-                await conversations.close()
-    finally:
-        await db.dispose()
+async def _clean_payload(
+    req: AsyncBoltRequest, context: AsyncBoltContext, next: Callable[[], Awaitable[Any]]
+) -> Any:
+    """Give listeners the payload without NUL bytes or lone surrogates (see `clean_text`)."""
+    req.body = clean_payload(req.body)
+    for key in ("team_id", "user_id", "channel_id", "enterprise_id"):
+        value = context.get(key)
+        if isinstance(value, str):
+            context[key] = clean_payload(value)
+    return await next()

@@ -7,18 +7,17 @@ import logging
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
-from app.cli import logs
-from app.settings import Settings
-from app.slack.bolt import SlackConfigError, open_slack
-from app.slack.settings import SlackSettings
+from app.slack.http_server import EVENTS_PATH, HEALTH_PATH
+from app.slack.runtime import open_slack
+from app.slack.startup import SlackConfigError, check_app_token
+from app.slack.web_api import web_client
+from core.observability import logs
+from core.settings import ConfigurationError, Settings, SlackSection, load_settings
 
 logger = logging.getLogger(__name__)
-err = Console(stderr=True)
-
-EVENTS_PATH = "/slack/events"
+err = Console(stderr=True, soft_wrap=True)
 
 
 def slack_command(
@@ -29,44 +28,46 @@ def slack_command(
     host: Annotated[str, typer.Option("--host", help="HTTP address (with --http).")] = "0.0.0.0",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr too.")] = False,
 ) -> None:
-    """Run the Slack app: Socket Mode with SLACK_APP_TOKEN, or HTTP with --http --port."""
+    """Run the Slack app: Socket Mode with SLACK_APP_TOKEN, or HTTP with --http --port.
+
+    A refused setting, token or model stops it at once: one line, exit code 2.
+    """
     try:
-        settings, slack = Settings(), SlackSettings()
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        err.print(f"[red]error:[/] invalid configuration: {problems}")
+        settings = load_settings()
+    except ConfigurationError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
-    if not http and slack.app_token is None:
-        err.print("[red]error:[/] Socket Mode needs SLACK_APP_TOKEN (or run with --http)")
-        raise typer.Exit(2)
     logs.configure(settings.data_dir, verbose)
     try:
-        asyncio.run(serve(settings, slack, http=http, host=host, port=port))
+        asyncio.run(serve(settings, settings.slack, http=http, host=host, port=port))
     except SlackConfigError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         pass
     except Exception as exc:
         logger.exception("the Slack app stopped")
-        err.print(f"[red]error:[/] the Slack app stopped: {exc}")
+        err.print(f"[red]error:[/] the Slack app stopped: {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
 
 
 async def serve(
-    settings: Settings, slack: SlackSettings, *, http: bool, host: str, port: int
+    settings: Settings, slack: SlackSection, *, http: bool, host: str, port: int
 ) -> None:
     """Serve until cancelled."""
     async with open_slack(settings, slack, socket_mode=not http) as runtime:
         if http:
             from aiohttp import web
 
-            runner = web.AppRunner(runtime.app.web_app(path=EVENTS_PATH, port=port))
+            runner = web.AppRunner(runtime.web_app())
             await runner.setup()
             await web.TCPSite(runner, host, port).start()
-            err.print(f"agentloop Slack app listening on http://{host}:{port}{EVENTS_PATH}")
+            err.print(
+                f"agentloop Slack app listening on http://{host}:{port}{EVENTS_PATH} "
+                f"(health: {HEALTH_PATH})",
+                highlight=False,
+                soft_wrap=True,
+            )
             try:
                 await asyncio.Event().wait()
             finally:
@@ -74,11 +75,16 @@ async def serve(
         else:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
-            assert slack.app_token is not None
-            handler = AsyncSocketModeHandler(runtime.app, slack.app_token.get_secret_value())
-            err.print("agentloop Slack app connected in Socket Mode")
+            assert slack.app_token is not None, "checked by open_slack"
+            app_token = slack.app_token.get_secret_value()
+            client = web_client(slack, None)
+            url = await check_app_token(client, app_token)
+            handler = AsyncSocketModeHandler(runtime.app, app_token, web_client=client)
+            handler.client.wss_uri = url
             try:
-                await handler.start_async()
+                await handler.connect_async()
+                err.print("agentloop Slack app connected in Socket Mode")
+                await asyncio.Event().wait()
             finally:
                 await handler.close_async()
 

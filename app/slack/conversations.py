@@ -1,41 +1,48 @@
-"""Turns for Slack threads: one lane per thread, live status, the answer or a card, stop.
+"""Turns for Slack threads: one lane per thread, live progress, the answer or a card, stop.
 
-Listeners hand a message or a button click to `Conversations`; it holds the thread's lane
-around every runner call, so a thread's messages run one at a time, in order, whichever
-worker received them.
+Listeners hand a message or a button click to `Conversations` on the turn loop; it claims
+the event, holds the thread's lane around every runner call (a thread's messages run one at
+a time, in order, whichever worker received them), shows progress and posts the outcome.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
-import uuid
-from collections.abc import Coroutine
 from typing import Any
 
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.slack import cards
+from app.slack.card_outcomes import CardKeeper
+from app.slack.clean_text import clean_text
 from app.slack.dedupe import EventLedger
 from app.slack.formatting import QUEUED, STATUS_LABELS, to_mrkdwn
 from app.slack.identity import Roles
-from app.slack.lanes import Lanes
-from app.slack.settings import SlackSettings
+from app.slack.incoming import Incoming, is_stop
+from app.slack.running import RunningTurns
 from app.slack.status import LiveStatus
+from app.slack.stop_signals import StopSignals
 from app.slack.stopping import STOPPED, close_stopped_turn
 from app.slack.thread_context import earlier_messages, with_earlier_messages
 from app.slack.threads import SlackThread
-from graph import proposals
+from checkpoints.lanes import Lanes
+from core.asker import Asker
+from core.settings import SlackSection
 from graph.runner import Runner, TurnRequest, TurnResult
+from tools import proposals
+from tools.proposals import ConfirmationRequest
 
 logger = logging.getLogger(__name__)
 
 CHANNEL = "slack"
+NOTHING_RUNNING = "Nothing is running in this thread right now."
 
 
-def apology(run_id: str) -> str:
-    """Return what a person sees when a turn failed: short, with the id to look it up by."""
+def apology(run_id: str | None) -> str:
+    """Return what a person sees when a turn failed: short, with the run's id to look it up by."""
+    if not run_id:
+        return "Sorry, something went wrong before I could start on that; nothing was run."
     return f"Sorry, something went wrong and I couldn't finish that. Run id: `{run_id}`."
 
 
@@ -49,7 +56,10 @@ class Conversations:
         roles: Roles,
         ledger: EventLedger,
         client: AsyncWebClient,
-        settings: SlackSettings,
+        settings: SlackSection,
+        card_keeper: CardKeeper,
+        running: RunningTurns | None = None,
+        signals: StopSignals | None = None,
     ) -> None:
         self.runner = runner
         self.lanes = lanes
@@ -57,20 +67,52 @@ class Conversations:
         self.ledger = ledger
         self.client = client
         self.settings = settings
-        self._running: dict[str, asyncio.Task[TurnResult]] = {}
+        self.cards = card_keeper
+        self.running = running or RunningTurns()
+        self.signals = signals or StopSignals(self.running.stop)
+        self._handling: dict[str, int] = {}
+        """Thread → messages being handled here (from before their placeholder is posted)."""
 
-    def _status(self, thread: SlackThread) -> LiveStatus:
+    def _status(self, thread: SlackThread, direct: bool) -> LiveStatus:
         return LiveStatus(
-            self.client, thread, self.settings.status_interval_s, self.settings.max_message_chars
+            self.client,
+            thread,
+            self.settings.status_interval_s,
+            self.settings.max_message_chars,
+            mode="assistant" if direct else "placeholder",
         )
 
     async def knows(self, thread: SlackThread) -> bool:
-        """Whether the agent has taken part in the thread (it has checkpointed messages)."""
+        """Whether the agent takes part in the thread (a message of it in hand, or history)."""
+        if self._handling.get(thread.thread_id):
+            return True
         return bool(await self.runner.history(thread.thread_id))
 
-    async def message(self, thread: SlackThread, user: str, text: str, ts: str) -> None:
-        """Answer one message in its thread: placeholder at once, then the answer or a card."""
-        status = self._status(thread)
+    async def receive(self, incoming: Incoming) -> None:
+        """Handle a message a listener passed on: first delivery only, then stop or a turn."""
+        if incoming.follow_up and not await self.knows(incoming.thread):
+            return
+        if not await self.ledger.first_delivery(incoming.event_id):
+            return
+        if is_stop(incoming.text):
+            await self.stop_in_thread(incoming.thread)
+            return
+        await self.message(incoming)
+
+    async def message(self, incoming: Incoming) -> None:
+        """Answer one message in its thread: progress at once, then the answer or a card."""
+        thread = incoming.thread
+        self._handling[thread.thread_id] = self._handling.get(thread.thread_id, 0) + 1
+        try:
+            await self._message(incoming)
+        finally:
+            self._handling[thread.thread_id] -= 1
+            if not self._handling[thread.thread_id]:
+                del self._handling[thread.thread_id]
+
+    async def _message(self, incoming: Incoming) -> None:
+        thread = incoming.thread
+        status = self._status(thread, incoming.direct)
         await status.post()
 
         async def queued() -> None:
@@ -79,151 +121,158 @@ class Conversations:
         try:
             async with self.lanes.hold(thread.thread_id, on_wait=queued):
                 status.show(STATUS_LABELS["thinking"])
-                if not await self.knows(thread):
+                text = clean_text(incoming.text)
+                if not await self.runner.history(thread.thread_id):
                     earlier = await earlier_messages(
-                        self.client, thread, ts, self.settings.thread_history_messages
+                        self.client, thread, incoming.ts, self.settings.thread_history_messages
                     )
-                    text = with_earlier_messages(text, earlier)
+                    text = with_earlier_messages(text, [clean_text(e) for e in earlier])
+                await self.cards.settle(thread)
+                waiting = await self.runner.pending(thread.thread_id)
                 request = TurnRequest(
                     thread_id=thread.thread_id,
-                    user_id=user,
+                    user_id=incoming.user,
                     message=text,
-                    user_role=await self.roles.role_of(user),
+                    user_role=await self.roles.role_of(incoming.user),
                     channel=CHANNEL,
                 )
-                result = await self._run(thread, self.runner.run_turn(request, on_event=status))
-                if result is None:
-                    await close_stopped_turn(self.runner, thread.thread_id)
-                    await status.finish(STOPPED)
-                    return
-                await self._answer(status, thread, result)
+                result = await self.running.run(
+                    thread.thread_id, self.runner.run_turn(request, on_event=status)
+                )
+                await self._deliver(status, thread, result, self._people(incoming.user, waiting))
+                # A "yes" or "no" typed while a card waited decided it: the card shows so.
+                decided = {p["proposal_fingerprint"]: incoming.user for p in _proposals(waiting)}
+                await self.cards.settle(thread, decided)
         except Exception:
-            error_id = str(uuid.uuid4())
-            logger.exception("slack turn %s in %s failed", error_id, thread.thread_id)
-            await status.finish(apology(error_id))
+            logger.exception("slack turn in %s failed (run %s)", thread.thread_id, status.run_id)
+            await self._apologize(status, status.run_id)
 
     async def decide(
-        self,
-        thread: SlackThread,
-        user: str,
-        action_id: str,
-        fingerprints: list[str],
-        card: dict[str, Any],
+        self, card: cards.CardRef, user: str, action_id: str, message: dict[str, Any]
     ) -> None:
         """Apply an Approve / Reject click; refuse it (only to the clicker) when not allowed."""
-        decision = cards.decision_for(action_id, fingerprints, user)
+        thread = SlackThread.parse(card.thread_id)
+        decision = cards.decision_for(action_id, card.fingerprints, user)
         role = await self.roles.role_of(user)
         request = TurnRequest(
             thread_id=thread.thread_id, user_id=user, message="", user_role=role, channel=CHANNEL
         )
         async with self.lanes.hold(thread.thread_id):
-            refusal = await self._precheck(request, decision)
+            waiting = await self.runner.pending(thread.thread_id)
+            refusal = self._precheck(waiting, request, card.fingerprints)
             if refusal is not None:
-                await self._refuse(thread, user, refusal)
+                await self._refuse(
+                    thread, user, cards.mention_people(refusal, self._people(user, waiting))
+                )
+                if not {p["proposal_fingerprint"] for p in _proposals(waiting)} & set(
+                    card.fingerprints
+                ):
+                    # Decided elsewhere (the CLI, Studio, the thread): the card says so now.
+                    await self.cards.close_clicked(thread, message)
                 return
             verb = "Approved" if action_id == cards.APPROVE else "Rejected"
             mark = ":white_check_mark:" if action_id == cards.APPROVE else ":x:"
-            await self.client.chat_update(
-                channel=thread.channel,
-                ts=str(card["ts"]),
-                text=f"{verb} by <@{user}>",
-                blocks=cards.decided_card(card.get("blocks", []), f"{mark} {verb} by <@{user}>"),
-            )
-            status = self._status(thread)
+            outcome = f"{mark} {verb} by <@{user}>"
+            try:
+                await self.client.chat_update(
+                    channel=thread.channel,
+                    ts=str(message["ts"]),
+                    text=f"{verb} by <@{user}>",
+                    blocks=cards.decided_card(message.get("blocks") or [], outcome),
+                )
+            except SlackApiError:
+                # The decision stands; the card catches up at the thread's next settle.
+                logger.exception("could not update the card in %s", thread.thread_id)
+            status = self._status(thread, thread.channel.startswith("D"))
             await status.post()
             try:
-                result = await self._run(
-                    thread, self.runner.resume(request, decision, on_event=status)
+                result = await self.running.run(
+                    thread.thread_id, self.runner.resume(request, decision, on_event=status)
                 )
-                if result is None:
-                    await close_stopped_turn(self.runner, thread.thread_id)
-                    await status.finish(STOPPED)
-                elif result.status == "refused":
+                if result is not None and result.status == "refused":
                     await status.remove()
-                    await self._refuse(thread, user, result.text)
+                    people = self._people(user, waiting)
+                    await self._refuse(thread, user, cards.mention_people(result.text, people))
                 else:
-                    await self._answer(status, thread, result)
+                    await self._deliver(status, thread, result, self._people(user, waiting))
+                await self.cards.settle(thread)
             except Exception:
-                error_id = str(uuid.uuid4())
-                logger.exception("slack decision %s in %s failed", error_id, thread.thread_id)
-                await status.finish(apology(error_id))
-
-    def stop(self, thread_id: str) -> bool:
-        """Cancel the thread's running turn in this process; return whether one was running."""
-        task = self._running.get(thread_id)
-        if task is None or task.done():
-            return False
-        task.cancel()
-        return True
+                logger.exception(
+                    "slack decision in %s failed (run %s)", thread.thread_id, status.run_id
+                )
+                await self._apologize(status, status.run_id)
 
     async def stop_in_thread(self, thread: SlackThread) -> None:
-        """Handle "stop" sent in a thread: cancel its running turn, or say nothing runs."""
-        if not self.stop(thread.thread_id):
+        """Handle "stop" sent in a thread: cancel its running turn wherever it runs."""
+        if not await self.signals.stop(thread.thread_id, exact=True):
             await self.client.chat_postMessage(
-                channel=thread.channel,
-                thread_ts=thread.thread_ts,
-                text="Nothing is running in this thread right now.",
+                channel=thread.channel, thread_ts=thread.thread_ts, text=NOTHING_RUNNING
             )
 
-    def running(self, prefix: str = "") -> list[str]:
-        """Return the thread ids with a turn running in this process (optionally by prefix)."""
-        return [t for t, task in self._running.items() if t.startswith(prefix) and not task.done()]
+    async def stop_channel(self, prefix: str) -> int:
+        """Cancel the running turns of every thread whose id starts with `prefix`."""
+        return await self.signals.stop(prefix, exact=False)
 
     async def close(self) -> None:
         """Cancel every running turn (shutdown)."""
-        tasks = [task for task in self._running.values() if not task.done()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.running.close()
 
-    async def _run(
-        self, thread: SlackThread, work: Coroutine[Any, Any, TurnResult]
-    ) -> TurnResult | None:
-        """Run a runner call as a task `stop` can cancel; None when it was stopped."""
-        task = asyncio.create_task(work)
-        self._running[thread.thread_id] = task
+    async def _deliver(
+        self,
+        status: LiveStatus,
+        thread: SlackThread,
+        result: TurnResult | None,
+        people: set[str],
+    ) -> None:
+        """Post the turn's outcome; a Web API failure here is logged, never an apology."""
         try:
-            return await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise  # this handler is being cancelled (shutdown), not only the turn
-            logger.info("turn in %s stopped by the person", thread.thread_id)
-            return None
-        finally:
-            if self._running.get(thread.thread_id) is task:
-                del self._running[thread.thread_id]
+            if result is None:
+                await close_stopped_turn(self.runner, thread.thread_id)
+                await status.finish(STOPPED)
+            elif result.status == "failed":
+                await status.finish(apology(result.run_id))
+            elif result.status == "needs_confirmation":
+                text = cards.mention_people(to_mrkdwn(result.text), people)
+                blocks = cards.approval_card(thread.thread_id, result.interrupts)
+                await status.finish(text, blocks=blocks)
+            elif result.text:
+                await status.finish(cards.mention_people(result.text, people))
+            else:
+                await status.remove()
+        except SlackApiError:
+            run_id = result.run_id if result is not None else status.run_id
+            logger.exception("could not post the outcome of run %s in %s", run_id, thread.thread_id)
 
-    async def _answer(self, status: LiveStatus, thread: SlackThread, result: TurnResult) -> None:
-        if result.status == "failed":
-            await status.finish(apology(result.run_id))
-        elif result.status == "needs_confirmation":
-            text = to_mrkdwn(result.text)
-            await status.finish(
-                text, blocks=cards.approval_card(text, thread.thread_id, result.interrupts)
-            )
-        elif result.text:
-            await status.finish(result.text)
-        else:
-            await status.remove()
+    async def _apologize(self, status: LiveStatus, run_id: str | None) -> None:
+        try:
+            await status.finish(apology(run_id))
+        except SlackApiError:
+            logger.exception("could not post the apology for run %s", run_id)
 
-    async def _precheck(self, request: TurnRequest, decision: dict[str, Any]) -> str | None:
-        """Return why a click must be refused before anything runs (the runner checks again)."""
-        pending = await self.runner.pending(request.thread_id)
-        if pending is None:
+    def _people(self, user: str, waiting: ConfirmationRequest | None) -> set[str]:
+        """Return the Slack user ids a text may name: the sender, the askers, known users."""
+        askers = {p.get("actor", "") for p in _proposals(waiting)}
+        return {user, (waiting or {}).get("actor", ""), *askers, *self.settings.user_roles}
+
+    def _precheck(
+        self, waiting: ConfirmationRequest | None, request: TurnRequest, fingerprints: list[str]
+    ) -> str | None:
+        """Return why a click is refused at once (the graph checks the decision itself)."""
+        pending = {p["proposal_fingerprint"] for p in _proposals(waiting)}
+        if waiting is None or not set(fingerprints) <= pending:
             return "That proposal is no longer waiting for a decision; nothing was changed."
-        checked = proposals.check(
-            pending,
-            decision,
-            decider=request.user_id,
-            decider_role=request.user_role,
-            approver_roles=self.runner.settings.approver_roles,
-            tools={tool.name: tool for tool in self.runner.registry.tools()},
-            now=time.time(),
-        )
-        return checked if isinstance(checked, str) else None
+        actor = waiting.get("actor", "")
+        approvers = self.runner.settings.approver_roles
+        if not proposals.may_decide(Asker(request.user_id, request.user_role), actor, approvers):
+            who = proposals.who_may_decide(actor, approvers)
+            return f"Only {who} can decide on this proposal; it is still waiting."
+        return None
 
     async def _refuse(self, thread: SlackThread, user: str, text: str) -> None:
         await self.client.chat_postEphemeral(
             channel=thread.channel, user=user, thread_ts=thread.thread_ts, text=text
         )
+
+
+def _proposals(waiting: ConfirmationRequest | None) -> list[Any]:
+    return list((waiting or {}).get("proposals", []))

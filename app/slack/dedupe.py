@@ -4,10 +4,12 @@ Slack re-sends an event (same `event_id`, with `X-Slack-Retry-Num`) when it did 
 acknowledgement in time. The claim is an insert under the event id's primary key, so it holds
 across worker processes; rows older than the TTL are purged and may be claimed again.
 
-Listeners claim the id after Bolt has acknowledged the event, not in a middleware before
-it: every delivery is acknowledged either way, and the acknowledgement stays free of
-database writes (50 concurrent events: p50 25 ms instead of 190 ms on SQLite, whose
-writes serialize). Events the bot ignores are never written.
+Whether the insert claimed the id is read from `RETURNING`: through psycopg 3 the row count
+of `INSERT … ON CONFLICT DO NOTHING` is -1, which reads as "claimed" for every retry.
+
+The claim is made on the turn loop, first thing in handling the event, never on the loop
+that acknowledges: every delivery is acknowledged either way, and the acknowledgement stays
+free of database writes. Events the bot ignores are never written.
 """
 
 from __future__ import annotations
@@ -15,14 +17,14 @@ from __future__ import annotations
 import logging
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import delete, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from app.db.engine import Database
-from app.db.models import ProcessedEvent
+from app.slack.clean_text import clean_text
+from core.db.engine import Database
+from core.db.models import ProcessedEvent
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +40,9 @@ class EventLedger:
         self._source = source
         self._last_purge = 0.0
 
-    async def first_delivery(self, body: dict[str, Any]) -> bool:
-        """Return False for a repeated delivery of the event in `body` (a Slack retry)."""
-        event_id = body.get("event_id")
-        if not event_id or await self.claim(str(event_id)):
+    async def first_delivery(self, event_id: str | None) -> bool:
+        """Return False for a repeated delivery of the event `event_id` (a Slack retry)."""
+        if not event_id or await self.claim(clean_text(event_id)):
             return True
         logger.info("event %s already handled: a retry, dropped", event_id)
         return False
@@ -54,9 +55,10 @@ class EventLedger:
             insert(ProcessedEvent)
             .values(event_id=event_id, source=self._source, created_at=now)
             .on_conflict_do_nothing(index_elements=["event_id"])
+            .returning(ProcessedEvent.event_id)
         )
         async with self._db.session() as session:
-            inserted = (await session.execute(statement)).rowcount  # type: ignore[attr-defined]
+            inserted = (await session.execute(statement)).first() is not None
             if not inserted:
                 # A row past its TTL that the purge has not removed yet counts as unseen.
                 stale = await session.execute(
@@ -66,12 +68,13 @@ class EventLedger:
                         ProcessedEvent.created_at < now - self._ttl,
                     )
                     .values(created_at=now)
+                    .returning(ProcessedEvent.event_id)
                 )
-                inserted = stale.rowcount  # type: ignore[attr-defined]
+                inserted = stale.first() is not None
             await session.commit()
         if time.monotonic() - self._last_purge > _PURGE_EVERY_S:
             await self.purge()
-        return bool(inserted)
+        return inserted
 
     async def purge(self) -> int:
         """Delete the ids older than the TTL; return how many went."""

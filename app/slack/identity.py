@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from app.db.engine import Database
-from app.db.models import TeamMember
-from app.slack.settings import SlackSettings
+from core.db.engine import Database
+from core.db.models import TeamMember
+from core.settings import SlackSection
 
 
 class Roles:
     """Looks up a Slack user's role (overrides first, then the team table, then the default)."""
 
-    def __init__(self, db: Database, settings: SlackSettings) -> None:
+    def __init__(self, db: Database, settings: SlackSection) -> None:
         self._db = db
         self._settings = settings
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from core.messages import unanswered_calls
 from graph.runner import Runner
 
 STOPPED = "Stopped, as asked. Nothing more will run for that message."
@@ -24,12 +25,7 @@ _CALL_STOPPED = (
 
 def dangling_calls(messages: list[BaseMessage]) -> list[dict[str, Any]]:
     """Return the tool calls of the last AI message that have no ToolMessage."""
-    last_ai = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
-    if last_ai is None:
-        return []
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    calls = [*last_ai.tool_calls, *last_ai.invalid_tool_calls]
-    return [dict(call) for call in calls if call.get("id") and call["id"] not in answered]
+    return [{"id": c.id, "name": c.name} for c in unanswered_calls(messages) if c.id]
 
 
 async def close_stopped_turn(runner: Runner, thread_id: str) -> bool:

@@ -14,8 +14,8 @@ from langchain_core.messages import AIMessage, AnyMessage, RemoveMessage, ToolMe
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.planner_state import PlannerReport, PlannerResult, PlannerState
+from core.planner_state import PlannerReport, PlannerResult, PlannerState
+from core.run_context import RunContext
 from prompts import replies
 from tools.registry import ToolRegistry
 
@@ -28,7 +28,7 @@ class Finish:
     def __init__(self, registry: ToolRegistry) -> None:
         self._registry = registry
 
-    async def __call__(self, state: PlannerState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def __call__(self, state: PlannerState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         """Write the report as the create_plan result; answer any other call of the wave."""
         status = state.get("status", "completed")
         if state.get("cap"):

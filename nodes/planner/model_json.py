@@ -1,23 +1,28 @@
-"""Reading the JSON a planner model call was asked to reply with."""
+"""Reading the JSON a planner model call was asked to reply with.
+
+The planner runs on every provider, including the scripted and local models, which have no
+structured output: the prompt asks for JSON only and this reads what comes back.
+"""
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+from langchain_core.utils.json import parse_json_markdown
 
 
 def reply_json(text: str) -> dict[str, Any] | None:
-    """Return the JSON object in a reply (bare, fenced, or surrounded by prose), or None."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    for candidate in candidates:
-        start, end = candidate.find("{"), candidate.rfind("}")
-        if start == -1 or end <= start:
-            continue
+    """Return the JSON object in a reply, or None.
+
+    langchain-core's `parse_json_markdown` reads a bare or fenced object and closes one the
+    model cut short; an object amid prose is read from its first brace to its last.
+    """
+    start, end = text.find("{"), text.rfind("}")
+    embedded = text[start : end + 1] if 0 <= start < end else ""
+    for candidate in (text, embedded):
         try:
-            value = json.loads(candidate[start : end + 1])
+            value = parse_json_markdown(candidate)
         except json.JSONDecodeError:
             continue
         if isinstance(value, dict):

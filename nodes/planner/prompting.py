@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 
-from app.models import ModelResolver
+from core.models import ModelResolver
 
 
 def plan_listing(steps: list[str]) -> str:
@@ -21,7 +21,7 @@ class PlannerModel:
     def resolve(self, spec: str | None) -> BaseChatModel:
         """Return the model for the run's spec."""
         if self._models is None:
-            from app.settings import get_settings
+            from core.settings import get_settings
 
             self._models = ModelResolver(get_settings())
         return self._models.resolve(spec)

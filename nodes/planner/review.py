@@ -8,10 +8,10 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from app.models import ModelResolver
-from graph import plan_events
-from graph.context import Context
-from graph.planner_state import PlannerState
+from core import plan_events
+from core.models import ModelResolver
+from core.planner_state import PlannerState
+from core.run_context import RunContext
 from nodes.planner.model_json import reply_json
 from nodes.planner.prompting import PlannerModel, plan_listing
 from prompts.system import section
@@ -26,7 +26,7 @@ class Review:
         self._model = PlannerModel(models)
 
     async def __call__(
-        self, state: PlannerState, runtime: Runtime[Context]
+        self, state: PlannerState, runtime: Runtime[RunContext]
     ) -> Command[Literal["step", "finish"]]:
         """Ask the reviewer; only an approved plan goes on to run."""
         plan = state["plan"]

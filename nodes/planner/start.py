@@ -1,48 +1,48 @@
-"""start: reads the main graph's create_plan call and opens the planner's own conversation."""
+"""start: reads the request (a create_plan call or a message) and opens the planner's conversation.
+
+The main graph hands over its last AI message with the create_plan call. Run on its own (a
+Studio thread, an SDK call), the planner also takes a plain human message as the objective,
+as if the person had called create_plan with it (auto_execute); the report answers that
+call. Anything else is refused with a message that says what to send.
+"""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 from pydantic import ValidationError
 
-from graph import events
-from graph.asker import asker_of, stamp
-from graph.context import Context
-from graph.planner_state import PlannerState
+from core import events
+from core.asker import asker_of, stamp
+from core.messages import Call, calls_of
+from core.planner_state import PlannerState
+from core.run_context import RunContext
 from tools.plan import CreatePlanArgs
 
 PLAN_TOOL = "create_plan"
 
 
 async def start(
-    state: PlannerState, runtime: Runtime[Context]
+    state: PlannerState, runtime: Runtime[RunContext]
 ) -> Command[Literal["draft", "review", "step", "finish"]]:
     """Validate the request, pick up a stored draft, and route to the first phase."""
     ctx = runtime.context
-    message = state["messages"][-1]
-    assert isinstance(message, AIMessage), "the planner runs after an AI message with calls"
-    calls: list[dict[str, Any]] = [
-        {"id": c["id"] or "", "name": c["name"], "args": c["args"]} for c in message.tool_calls
-    ]
-    calls += [
-        {"id": c.get("id") or "", "name": c.get("name") or "?", "args": c.get("args")}
-        for c in message.invalid_tool_calls
-    ]
-    calls.sort(key=lambda c: c["name"] != PLAN_TOOL)  # the create_plan call first
+    calls, delegated = _calls(state.get("messages", []))
     asker = asker_of(state, ctx)
     update: dict[str, Any] = {
         "run_id": str(uuid.uuid4()),
-        "parent_run_id": state.get("run_id", ""),
-        "parent_calls": [{"id": c["id"], "name": c["name"]} for c in calls],
+        # A person's message has no parent run (the state's run_id is an earlier planner's).
+        "parent_run_id": state.get("run_id", "") if delegated else "",
+        "parent_calls": [{"id": c.id, "name": c.name} for c in calls],
         "rounds": 0,
         "tool_calls_used": 0,
         "decisions": {},
+        "pending": None,
         "step_index": 0,
         "step_notes": [],
         "cap": None,
@@ -50,7 +50,7 @@ async def start(
         "error": "",
     }
     try:
-        args = CreatePlanArgs.model_validate(calls[0]["args"])
+        args = CreatePlanArgs.model_validate(calls[0].args)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
@@ -86,6 +86,44 @@ async def start(
         return Command(goto="draft", update=update)
     update["plan"] = {**stored, "execution_mode": args.mode()}
     return Command(goto="review" if args.mode() == "agent_review" else "step", update=update)
+
+
+class PlannerInputError(ValueError):
+    """The planner was started without a request it can read (the caller sees this message)."""
+
+
+_WHAT_TO_SEND = (
+    'send the objective as a human message (e.g. {"messages": [{"type": "human", '
+    '"content": "Review Thorinox\'s brands"}]}), or the main graph\'s form: an AI message '
+    "calling create_plan as the last message"
+)
+
+
+def _calls(messages: list[AnyMessage]) -> tuple[list[Call], bool]:
+    """Return the calls this planner run answers (create_plan first), and who made them.
+
+    True: the main graph delegated them; False: a person's message, read as a create_plan
+    call with the message as the objective.
+    """
+    if not messages:
+        raise PlannerInputError(f"The planner needs a request: {_WHAT_TO_SEND}.")
+    message = messages[-1]
+    if isinstance(message, HumanMessage):
+        objective = message.text.strip()
+        if not objective:
+            raise PlannerInputError(f"The planner got an empty message: {_WHAT_TO_SEND}.")
+        call_id = f"call_{uuid.uuid4().hex[:12]}"
+        return [Call(call_id, PLAN_TOOL, {"objective": objective})], False
+    if not isinstance(message, AIMessage):
+        raise PlannerInputError(
+            f"The planner cannot start from a {message.type} message: {_WHAT_TO_SEND}."
+        )
+    calls = calls_of(message)
+    if not any(call.name == PLAN_TOOL for call in calls):
+        raise PlannerInputError(
+            f"The last message is an AI message without a {PLAN_TOOL} call: {_WHAT_TO_SEND}."
+        )
+    return sorted(calls, key=lambda c: c.name != PLAN_TOOL), True  # create_plan first
 
 
 def _brief(objective: str, args: CreatePlanArgs) -> str:

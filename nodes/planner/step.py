@@ -9,10 +9,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from app.models import ModelResolver
-from graph import events, plan_events
-from graph.context import Context
-from graph.planner_state import PlannerState
+from core import events, plan_events
+from core.models import ModelResolver
+from core.planner_state import PlannerState
+from core.run_context import RunContext
 from nodes.planner.prompting import PlannerModel, plan_listing
 from prompts import replies
 from prompts.system import context_guidance, section
@@ -27,7 +27,7 @@ class Step:
         self._schemas = [t.openai_schema() for t in registry.tools() if t.kind != "delegate"]
         self._model = PlannerModel(models)
 
-    async def __call__(self, state: PlannerState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def __call__(self, state: PlannerState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         """Start or continue the current step; a text reply completes it."""
         ctx = runtime.context
         plan = state["plan"]

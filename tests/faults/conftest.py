@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
-from app.db.engine import sync_url
-from app.settings import Settings
 from checkpoints.savers import setup_checkpointer
+from core.db.engine import sync_url
+from core.settings import Settings
 
 ON_POSTGRES = pytest.mark.parametrize(
     "workspace_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True

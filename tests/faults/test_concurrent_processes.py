@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from app.settings import Settings
+from core.settings import Settings
 from graph.runner import Runner
 from tests.faults.conftest import ON_POSTGRES, Query
 from tests.support.cli import ROOT, ask_json

@@ -19,7 +19,7 @@ from typing import Any
 
 import psycopg
 
-from app.settings import Settings
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
 from tests.faults.conftest import ON_POSTGRES, Query
 from tests.support.cli import ROOT, agentloop, ask_json

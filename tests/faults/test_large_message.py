@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 
-from app.settings import Settings
 from checkpoints.savers import setup_checkpointer
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from nodes.guard import MAX_MESSAGE_CHARS
 from tests.faults.conftest import Query

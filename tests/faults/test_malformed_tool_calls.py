@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
-from app.models import ModelResolver
-from app.settings import Settings
+from core.models import ModelResolver
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tests.faults.conftest import Query
 from tests.support.openai_stub import OpenAIStub, ToolCall, text, tools

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from app.models import ModelResolver
-from app.settings import Settings
+from core.models import ModelResolver
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from prompts import replies
 from tests.support.flaky_openai import Fault, FlakyOpenAIStub, Refuse, Stall

@@ -17,9 +17,9 @@ import psycopg
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.models import ModelResolver
-from app.settings import Settings
 from checkpoints.savers import setup_checkpointer
+from core.models import ModelResolver
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from prompts import replies
 from tests.faults.conftest import ON_POSTGRES

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +42,8 @@ async def run(
     """Run one turn with `context` overriding the runner's per-run context."""
     run_id = str(uuid.uuid4())
     request = TurnRequest(thread_id=thread, user_id="U1", message=message, user_role=user_role)
-    ctx = replace(runner.context_for(request, run_id), **context)
-    config = runner.config_for(thread, run_id, "U1")
+    ctx = runner.driver.context_for(request, run_id).model_copy(update=context)
+    config = runner.driver.config_for(thread, run_id, "U1")
     turn = Turn(state={})
     async for mode, chunk in runner.graph.astream(
         {"messages": [HumanMessage(message)]},

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
+from core.models import ModelConfigError
 from graph.runner import TurnRequest
 from tests.support.faulty_tools import faulty_registry
 
@@ -145,18 +147,21 @@ async def test_script_running_out_is_a_clear_failure(open_runner, write_script) 
     assert_paired(history)
 
 
-async def test_bad_model_spec_is_one_line(open_runner) -> None:
-    result, _ = await turn(open_runner, "gpt-5")
-    assert result.status == "failed"
-    assert result.text == (
+async def test_bad_model_spec_is_one_line_before_the_thread_is_touched(open_runner) -> None:
+    async with open_runner(faulty_registry(), model="gpt-5") as runner:
+        with pytest.raises(ModelConfigError) as raised:
+            await runner.run_turn(TurnRequest(thread_id="t", user_id="u", message="go"))
+        assert await runner.history("t") == []
+    assert str(raised.value) == (
         "unknown model 'gpt-5': expected openai:<model>, local or scripted:<file>"
     )
 
 
 async def test_missing_script_file(open_runner, tmp_path) -> None:
-    result, _ = await turn(open_runner, f"scripted:{tmp_path}/nope.json")
-    assert result.status == "failed"
-    assert "no such file" in result.text
+    async with open_runner(faulty_registry(), model=f"scripted:{tmp_path}/nope.json") as runner:
+        with pytest.raises(ModelConfigError, match="no such file"):
+            await runner.run_turn(TurnRequest(thread_id="t", user_id="u", message="go"))
+        assert await runner.history("t") == []
 
 
 async def test_blank_message_asks_without_calling_the_model(open_runner, write_script) -> None:

@@ -27,7 +27,7 @@ def echo_calls(n: int) -> dict:
 async def test_more_than_eight_calls_in_a_turn(open_runner, write_script) -> None:
     spec = write_script([echo_calls(5), echo_calls(5)])
     result, history, events = await turn(open_runner, spec)
-    assert result.status == "completed"
+    assert result.status == "capped"
     assert "more than 8 tool calls" in result.text
     outcomes = [e["outcome"] for e in events if e["type"] == "tool.result"]
     assert outcomes.count("ok") == 8 and outcomes.count("capped") == 2
@@ -39,7 +39,7 @@ async def test_more_than_eight_calls_in_a_turn(open_runner, write_script) -> Non
 async def test_seventh_round_is_refused(open_runner, write_script) -> None:
     spec = write_script([echo_calls(1) for _ in range(7)])
     result, history, _ = await turn(open_runner, spec, max_tool_calls_per_turn=50)
-    assert "after 6 rounds" in result.text
+    assert result.status == "capped" and "after 6 rounds" in result.text
     assert sum(isinstance(m, ToolMessage) for m in history) == 7
     assert [r.status for r in result.tool_calls].count("ok") == 6
 
@@ -47,7 +47,7 @@ async def test_seventh_round_is_refused(open_runner, write_script) -> None:
 async def test_turn_timeout_stops_the_turn(open_runner, write_script) -> None:
     spec = write_script([{"tool_calls": [{"name": "hang", "args": {}}]}])
     result, history, _ = await turn(open_runner, spec, turn_timeout_s=0.5)
-    assert result.status == "completed"
+    assert result.status == "capped"
     assert "longer than 0.5 seconds" in result.text
     [message] = [m for m in history if isinstance(m, ToolMessage)]
     assert "timed out" in message.text
@@ -55,7 +55,7 @@ async def test_turn_timeout_stops_the_turn(open_runner, write_script) -> None:
 
 async def test_recursion_limit_is_explicit(open_runner) -> None:
     async with open_runner(faulty_registry()) as runner:
-        config = runner.config_for("t", "00000000-0000-0000-0000-000000000001", "u")
-    # guard + gather, 6 act→confirm→tools rounds, 3 act+verify attempts, finalize; plus the
-    # confirm step of a dismissed proposal and a margin of 4.
-    assert config["recursion_limit"] == 1 + (2 + 3 * 6 + 2 * 3 + 1) + 4
+        config = runner.driver.config_for("t", "00000000-0000-0000-0000-000000000001", "u")
+    # guard + gather, 6 act→propose→confirm→tools rounds, 3 act+verify attempts, finalize;
+    # plus the confirm step of a dismissed proposal and a margin of 4.
+    assert config["recursion_limit"] == 1 + (2 + 4 * 6 + 2 * 3 + 1) + 4

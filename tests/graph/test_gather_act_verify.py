@@ -10,9 +10,10 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.runtime import Runtime
 
-from graph.context import Context
+from core.run_context import RunContext
 from nodes.gather import Gather
 from tests.graph.context_turns import requests, run
+from tools.registry import default_registry
 
 POLICY = (
     "# Coupon policy\n\nCoupons for Thorinox are capped at fifteen percent and need "
@@ -74,12 +75,12 @@ async def test_phases_run_in_order_grounded_in_thread_and_folder(
 
 
 async def test_gather_searches_the_workspace(workspace) -> None:
-    gather = Gather(workspace)
+    gather = Gather(default_registry(), workspace)
     state = {
         "messages": [HumanMessage("Set up a coupon for Garlic Press at Thorinox", id="m1")],
         "turn_start_id": "m1",
     }
-    update = await gather(state, Runtime(context=Context()))  # type: ignore[arg-type]
+    update = await gather(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
     types = [s["type"] for s in update["sources"]]
     references = [s["reference"] for s in update["sources"]]
     assert "Thorinox" in references
@@ -94,8 +95,8 @@ async def test_context_block_stays_within_its_budget(workspace) -> None:
         "messages": [HumanMessage("coupon SOP for Thorinox brands", id="m1")],
         "turn_start_id": "m1",
     }
-    small_budget = Runtime(context=Context(context_block_tokens=150))
-    small = await Gather(workspace)(state, small_budget)  # type: ignore[arg-type]
-    large = await Gather(workspace)(state, Runtime(context=Context()))  # type: ignore[arg-type]
+    small_budget = Runtime(context=RunContext(context_block_tokens=150))
+    small = await Gather(default_registry(), workspace)(state, small_budget)  # type: ignore[arg-type]
+    large = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
     assert count_tokens_approximately([HumanMessage(small["context_block"])]) <= 150
     assert 0 < len(small["sources"]) < len(large["sources"])

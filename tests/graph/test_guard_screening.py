@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.injection import PATTERNS
+from screening.injection import PATTERNS
 from tests.graph.context_turns import requests, run
 from tests.unit.test_injection_guard import EXAMPLES
 
@@ -31,7 +31,7 @@ async def test_block_mode_refuses_without_a_model_call(
 async def test_other_modes_let_the_message_reach_the_model(
     mode: str, open_runner, write_script, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="app.context.injection")
+    caplog.set_level(logging.INFO, logger="screening.injection")
     transcript = tmp_path / "requests.jsonl"
     spec = write_script([{"content": "I can only help with workspace questions."}])
     text = EXAMPLES["ignore_instructions"]

@@ -11,10 +11,10 @@ from langchain_core.messages.utils import count_tokens_approximately
 from pydantic import BaseModel
 from sqlalchemy import select
 
-from app.context.history import SUMMARY_HEADER, pairing_problems
-from app.db.engine import open_database
-from app.db.models import ClientMemoryNote
-from app.settings import Settings
+from core.db.engine import open_database
+from core.db.models import ClientMemoryNote
+from core.settings import Settings
+from history.pipeline import SUMMARY_HEADER, pairing_problems
 from prompts import compaction as prompts
 from tests.graph.context_turns import run
 from tools import memory

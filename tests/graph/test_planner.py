@@ -9,8 +9,8 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from sqlalchemy import func, select
 
-from app.db.models import AgentRun, SkillEvent, Task
-from graph.planner_state import PlannerResult
+from core.db.models import AgentRun, SkillEvent, Task
+from core.planner_state import PlannerResult
 from graph.runner import TurnRequest
 from tools.registry import default_registry
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-from app.db.engine import sync_url
-from app.settings import Settings
+from core.db.engine import sync_url
+from core.settings import Settings
 from tests.support.cli import agentloop, ask_json
 
 CREATE = {

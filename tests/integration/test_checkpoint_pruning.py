@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app.db.models import Task
-from app.models import ModelResolver
-from app.settings import Settings
 from checkpoints import retention
 from checkpoints.savers import setup_checkpointer
+from core.db.models import Task
+from core.models import ModelResolver
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tools.registry import default_registry
 

@@ -73,21 +73,53 @@ def test_json_shape(tmp_path, write_script) -> None:
 
 def test_failed_run_exits_non_zero_without_traceback(tmp_path, write_script) -> None:
     env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
-    proc = agentloop("ask", "hi", "--thread", "x", "--model", "nonsense", env=env)
-    assert proc.returncode == 1
-    assert "unknown model 'nonsense'" in proc.stdout
-    assert "Traceback" not in proc.stdout + proc.stderr
     out = ask_json("hi", "--thread", "x", "--model", write_script([]), env=env)
     assert out["status"] == "failed"
+
+
+def test_a_bad_model_exits_2_before_the_thread_is_touched(tmp_path, write_script) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    for model in ("nonsense", f"scripted:{tmp_path}/missing.json"):
+        proc = agentloop("ask", "hi", "--thread", "x", "--model", model, env=env)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert (
+        "unknown model 'nonsense'"
+        in agentloop("ask", "hi", "--thread", "x", "--model", "nonsense", env=env).stderr
+    )
+    # The thread never got the message: a working model sees an empty history.
+    transcript = tmp_path / "requests.jsonl"
+    recall = ask_json(
+        "first?",
+        "--thread",
+        "x",
+        "--model",
+        write_script([{"content": "Yes, this is the first message."}]),
+        env={**env, "AGENTLOOP_SCRIPTED_TRANSCRIPT": str(transcript)},
+    )
+    assert recall["status"] == "completed"
+    [request] = requests_of(transcript)
+    assert [m["data"]["content"] for m in request["messages"][1:]] == ["first?"]
+
+
+def test_an_id_no_store_can_hold_exits_2(tmp_path) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    proc = agentloop("ask", "hi", "--thread", "t" * 10_000, env=env)
+    assert proc.returncode == 2 and "thread id must be 1 to 256 characters" in proc.stderr
 
 
 def test_bad_usage_exits_2(tmp_path) -> None:
     env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
     assert agentloop("ask", "hi", env=env).returncode == 2  # --thread is required
     proc = agentloop("ask", "hi", "--thread", "x", "--role", "boss", env=env)
-    assert proc.returncode == 2 and "--role must be" in proc.stderr
+    assert proc.returncode == 2 and "Invalid value for '--role'" in proc.stderr
+    assert "'boss' is not one of 'viewer'" in proc.stderr
     proc = agentloop("ask", "hi", "--thread", "x", "--today", "soon", env=env)
-    assert proc.returncode == 2 and "--today must be an ISO date" in proc.stderr
+    assert proc.returncode == 2 and "Invalid value for '--today'" in proc.stderr
+    proc = agentloop("chat", "--context-type", "novel", env=env)
+    assert proc.returncode == 2 and "Invalid value for '--context-type'" in proc.stderr
+    proc = agentloop("resume", "--thread", "x", "--approve", "--role", "owner", env=env)
+    assert proc.returncode == 2 and "Invalid value for '--role'" in proc.stderr
 
 
 def test_invalid_setting_is_one_line(tmp_path) -> None:
@@ -96,6 +128,14 @@ def test_invalid_setting_is_one_line(tmp_path) -> None:
     assert proc.returncode == 2
     assert "invalid configuration: max_rounds" in proc.stderr
     assert "Traceback" not in proc.stderr
+    # A value that is not the JSON its setting needs fails while parsing, before validation.
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data"), "AGENTLOOP_APPROVER_ROLES": "admin"}
+    proc = agentloop("ask", "hi", "--thread", "x", env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        proc.stderr.startswith("error: invalid configuration") and "approver_roles" in proc.stderr
+    )
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
 @pytest.mark.postgres

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import create_engine, func, select, text
 
-from app.db.engine import sync_url
-from app.db.models import Task
-from app.settings import Settings
+from core.db.engine import sync_url
+from core.db.models import Task
+from core.settings import Settings
 from tests.support.cli import ROOT, agentloop, ask_json, resume_json
 
 TITLE = "Refresh the Garlic Press listing images"
@@ -122,7 +122,6 @@ def test_two_processes_approving_at_once_create_one_task(
     assert receipts == (1,)
 
 
-@ON_POSTGRES
 def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, write_script) -> None:
     pg_workspace_url = workspace_url
     env = env_for(pg_workspace_url, tmp_path)
@@ -154,9 +153,36 @@ def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, writ
     assert code == 0 and finished["status"] == "completed", finished
     assert finished["text"] == DONE["content"]
     assert task_count(pg_workspace_url) == 1
-    with psycopg.connect(pg_workspace_url) as conn:
-        receipts = conn.execute("select count(*) from mutation_receipts").fetchone()
-    assert receipts == (1,)
+    engine = create_engine(sync_url(Settings(_env_file=None, database_url=pg_workspace_url)))
+    try:
+        with engine.connect() as conn:
+            receipts = conn.execute(text("select count(*) from mutation_receipts")).one()
+            runs = conn.execute(
+                text(
+                    "select kind, status from agent_runs where thread_id = 't-kill'"
+                    " order by started_at"
+                )
+            ).all()
+            results = conn.execute(
+                text(
+                    "select e.run_id, e.payload from agent_skill_events e"
+                    " where e.thread_id = 't-kill' and e.skill_id = 'create_task'"
+                    " and e.event_type = 'skill_result'"
+                )
+            ).all()
+    finally:
+        engine.dispose()
+    assert tuple(receipts) == (1,)
+    # The killed run is closed as interrupted, and the change it made has its result
+    # recorded (from its receipt: the run died before writing its audit rows).
+    assert [tuple(r) for r in runs] == [
+        ("main", "needs_confirmation"),
+        ("resume", "interrupted"),
+        ("resume", "completed"),
+    ]
+    [(_run, payload)] = results
+    result = payload if isinstance(payload, dict) else json.loads(payload)
+    assert result["from_receipt"] is True and result["result"]["status"] == "created"
 
 
 def test_chat_asks_inline_and_runs_the_approved_change(

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from app.cli.main import app
 from app.eval.evaluate import evaluate
 from app.eval.scenario import SHIPPED, load_scenario
-from app.settings import Settings
+from core.settings import Settings
 from tests.support.cli import agentloop
 from tests.support.openai_stub import OpenAIStub, ToolCall, text, tools
 

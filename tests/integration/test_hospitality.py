@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app.db.models import Booking
+from core.db.models import Booking
 from tools.declaration import ToolArgumentsError
 from tools.hospitality import (
     TOOLS,

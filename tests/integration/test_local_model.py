@@ -11,11 +11,11 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from app.models.errors import ModelConfigError
-from app.models.local import LocalChatModel, local_chat_model
-from app.models.local_grammar import answer_schema, parse_tool_output
-from app.models.local_prompt import render_messages
-from app.settings import Settings
+from core.models.errors import ModelConfigError
+from core.models.local import LocalChatModel, local_chat_model
+from core.models.local_grammar import answer_schema, parse_tool_output
+from core.models.local_prompt import render_messages
+from core.settings import Settings
 from tools import calendar
 
 pytestmark = pytest.mark.local_model

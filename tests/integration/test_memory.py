@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app.db.models import ClientMemoryNote, MutationReceipt
+from core.db.models import ClientMemoryNote, MutationReceipt
 from tools.declaration import Tool, ToolArgumentsError
 from tools.memory import forget_client_note, remember_client_note
 

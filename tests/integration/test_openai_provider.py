@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from app.models import ModelConfigError, ModelResolver, build_chat_model
-from app.settings import Settings
+from core.models import ModelConfigError, ModelResolver, build_chat_model
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
 from tests.support.openai_stub import OpenAIStub, ToolCall, error, text, tools
 from tools import calendar

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from app.models import ModelResolver
-from app.observability import trace_process
-from app.observability.langfuse_client import LangfuseSettings
-from app.observability.masking import MASK
-from app.observability.tracing import Tracing, trace_id_for
-from app.settings import Settings
+from core.models import ModelResolver
+from core.observability import trace_process
+from core.observability.langfuse_client import LangfuseSettings
+from core.observability.masking import MASK
+from core.observability.tracing import Tracing, trace_id_for
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tests.support.cli import agentloop, ask_json
 from tests.support.openai_stub import OpenAIStub, ToolCall, text, tools
@@ -42,7 +42,7 @@ def tracing_to(base_url: str, **extra: Any) -> Tracing:
     settings = LangfuseSettings(
         public_key=f"pk-lf-{uuid.uuid4().hex}", secret_key="sk-lf-test", base_url=base_url, **extra
     )
-    return Tracing.from_settings(settings)
+    return Tracing(settings)
 
 
 def one(receiver: OtlpReceiver, name: str) -> ReceivedSpan:
@@ -177,9 +177,9 @@ async def test_langfuse_down_leaves_the_agent_unaffected(
 
 
 def test_without_keys_tracing_is_off() -> None:
-    assert not Tracing.from_settings(LangfuseSettings(_env_file=None)).enabled
-    only_public = LangfuseSettings(_env_file=None, public_key="pk-lf-x")
-    assert not Tracing.from_settings(only_public).enabled
+    assert not Tracing(LangfuseSettings()).enabled
+    only_public = LangfuseSettings(public_key="pk-lf-x")
+    assert not Tracing(only_public).enabled
 
 
 async def test_traced_text_is_not_scanned_for_media(

@@ -6,9 +6,9 @@ import asyncio
 
 from sqlalchemy import func, select
 
-from app.db.models import Brand, Client, MutationReceipt
-from app.db.search import search, terms
-from app.db.seed import seed_demo
+from core.db.models import Brand, Client, MutationReceipt
+from core.db.search import search, terms
+from core.db.seed import seed_demo
 from tools.idempotency import run_once
 
 
@@ -74,7 +74,7 @@ async def test_name_resolution_tolerates_typos_and_nul_bytes(workspace) -> None:
 
 
 async def test_fuzzy_lookup_sees_a_brand_added_after_it_was_cached(workspace) -> None:
-    from app.db.models import name_key
+    from core.db.models import name_key
     from tools.agency.names import resolve
 
     async with workspace.session() as session:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -29,12 +30,41 @@ def dev_server(
 ) -> Iterator[DevServer]:
     """`langgraph dev` on a free loopback port, stopped (its process group) at the end.
 
-    It runs in a temporary directory (it writes `.langgraph_api/` there) from a copy of
-    langgraph.json whose paths point into the repository. Its default model answers DONE.
+    Its default model answers DONE.
+    """
+    home = tmp_path_factory.mktemp("dev-server")
+    with serve(home, sqlite_template, [{"content": DONE}]) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def guarded_dev_server(
+    tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path
+) -> Iterator[DevServer]:
+    """A server whose settings block prompt injections and whose default model has no turns.
+
+    Any call of its default model fails the run (the scripted model fails loudly).
+    """
+    home = tmp_path_factory.mktemp("guarded-dev-server")
+    with serve(home, sqlite_template, [], {"AGENTLOOP_INPUT_GUARD": "block"}) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def serve(
+    home: Path,
+    sqlite_template: Path,
+    default_turns: list[dict[str, object]],
+    settings_env: dict[str, str] | None = None,
+) -> Iterator[DevServer]:
+    """Run `langgraph dev` in `home` with these default model turns and settings.
+
+    It runs in `home` (it writes `.langgraph_api/` there) from a copy of langgraph.json
+    whose paths point into the repository, over a copy of the seeded SQLite workspace.
+    The scripted model records every request it receives in the DevServer's transcript.
     """
     langgraph = Path(sys.executable).parent / "langgraph"
     assert langgraph.exists(), f"{langgraph} is missing: install the dev extra (make install)"
-    home = tmp_path_factory.mktemp("dev-server")
     workspace = home / "workspace.sqlite"
     shutil.copy(sqlite_template, workspace)
     workspace_url = f"sqlite:///{workspace}"
@@ -43,16 +73,19 @@ def dev_server(
     config["graphs"] = {name: str(ROOT / spec) for name, spec in config["graphs"].items()}
     config.pop("env", None)
     (home / "langgraph.json").write_text(json.dumps(config))
-    done = home / "done.json"
-    done.write_text(json.dumps([{"content": DONE}]))
+    script = home / "default-model.json"
+    script.write_text(json.dumps(default_turns))
+    transcript = home / "model-requests.jsonl"
     env = {
         # Nothing of the developer's (keys, URLs, models) reaches the server.
         **{k: v for k, v in os.environ.items() if not k.startswith(_DEVELOPER_ENV)},
         "DATABASE_URL": workspace_url,
         "AGENTLOOP_DATA_DIR": str(home / "data"),
-        "AGENTLOOP_MODEL": f"scripted:{done}",
+        "AGENTLOOP_MODEL": f"scripted:{script}",
+        "AGENTLOOP_SCRIPTED_TRANSCRIPT": str(transcript),
         "LANGGRAPH_NO_VERSION_CHECK": "true",
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        **(settings_env or {}),
     }
     port = _free_port()
     log = (home / "server.log").open("w")
@@ -71,7 +104,7 @@ def dev_server(
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_ready(url, server, home / "server.log")
-        yield DevServer(url, workspace_url)
+        yield DevServer(url, workspace_url, transcript)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:

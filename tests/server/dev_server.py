@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy import create_engine, func, select
 
-from app.db.engine import sync_url
-from app.db.models import Task
-from app.settings import Settings
+from core.db.engine import sync_url
+from core.db.models import Task
+from core.settings import Settings
 
 DONE = "Done: the task is created."
 """What the server's default model answers."""
@@ -20,6 +22,8 @@ class DevServer:
 
     url: str
     workspace_url: str
+    transcript: Path
+    """Where the scripted models append every request they receive (JSONL)."""
 
     def tasks_titled(self, title: str) -> int:
         """Count the workspace's tasks with this title."""
@@ -31,6 +35,14 @@ class DevServer:
                 return conn.execute(query).scalar_one()
         finally:
             engine.dispose()
+
+    def model_requests(self) -> list[list[str]]:
+        """Every request the server's scripted models received: the human messages in each."""
+        if not self.transcript.exists():
+            return []
+        lines = self.transcript.read_text(encoding="utf-8").splitlines()
+        requests = [json.loads(line)["messages"] for line in lines]
+        return [[m["data"]["content"] for m in r if m["type"] == "human"] for r in requests]
 
 
 def create_task(title: str) -> dict[str, object]:

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, RemoveMessage
 from langgraph_sdk.errors import NotFoundError
 from langgraph_sdk.schema import StreamPart
 
-from graph.context import Context
+from core.run_context import RunContext
 from graph.remote import RemoteAgent, server_thread_id
 
 
@@ -42,7 +42,7 @@ def test_thread_ids_map_to_stable_uuids() -> None:
     uuid.UUID(server_thread_id("t1"))
 
 
-async def test_a_run_streams_message_objects_and_sends_json_context() -> None:
+async def test_a_run_streams_message_objects_and_sends_the_callers_context() -> None:
     answer = AIMessage("", tool_calls=[{"name": "lookup", "args": {}, "id": "c1"}], id="a1")
     client = FakeClient(
         [
@@ -59,7 +59,7 @@ async def test_a_run_streams_message_objects_and_sends_json_context() -> None:
         async for chunk in agent.astream(
             {"messages": []},
             {"configurable": {"thread_id": "t1"}},
-            context=Context(user_id="U1", context_dir=Path("/srv/context")),
+            context=RunContext(user_id="U1", context_dir=Path("/srv/context")),
             stream_mode=["custom", "updates"],
             subgraphs=True,
             durability="sync",
@@ -71,7 +71,8 @@ async def test_a_run_streams_message_objects_and_sends_json_context() -> None:
     assert chunks[2] == ((), "custom", {"type": "agent_state", "state": "thinking"})
     [call] = client.calls
     assert call["thread_id"] == server_thread_id("t1") and call["durability"] == "sync"
-    assert call["context"]["user_id"] == "U1" and call["context"]["context_dir"] == "/srv/context"
+    # Only what a caller may choose travels; the deployment's values are the server's.
+    assert call["context"]["user_id"] == "U1" and "context_dir" not in call["context"]
 
 
 async def test_a_thread_the_server_never_saw_is_empty() -> None:

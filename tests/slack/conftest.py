@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from app.db.engine import open_database
-from app.settings import Settings
-from app.slack.bolt import SlackRuntime, open_slack
-from app.slack.settings import SlackSettings
-from tests.support.slack_api import MockSlackApi, SlackSender
+from app.slack.runtime import SlackRuntime, open_slack
+from checkpoints.savers import setup_checkpointer
+from core.db.engine import open_database
+from core.settings import Settings, SlackSection
+from tests.support.slack_api import MockSlackApi
+from tests.support.slack_sender import SlackSender
 
 SECRET = "test-signing-secret"
 
@@ -31,12 +32,40 @@ class SlackHarness:
     runtime: SlackRuntime
     settings: Settings
     workspace_url: str
+    url: str
+    """The app's `/slack/events` URL."""
+
+    async def history(self, thread_id: str) -> list[Any]:
+        """Return the thread's checkpointed messages (read on the app's turn loop)."""
+        return await self.runtime.call(lambda c: c.runner.history(thread_id))
+
+    async def pending(self, thread_id: str) -> Any:
+        """Return the thread's pending confirmation request, if any."""
+        return await self.runtime.call(lambda c: c.runner.pending(thread_id))
+
+    async def processed(self, event_id: str) -> int:
+        """Count the `processed_events` rows of an event id."""
+        from sqlalchemy import func, select
+
+        from core.db.models import ProcessedEvent
+
+        db = open_database(self.settings)
+        try:
+            async with db.session() as session:
+                found = await session.scalar(
+                    select(func.count())
+                    .select_from(ProcessedEvent)
+                    .where(ProcessedEvent.event_id == event_id)
+                )
+        finally:
+            await db.dispose()
+        return int(found or 0)
 
     async def tasks(self, title: str) -> int:
         """Count the workspace's tasks with this title."""
         from sqlalchemy import func, select
 
-        from app.db.models import Task
+        from core.db.models import Task
 
         db = open_database(self.settings)
         try:
@@ -65,10 +94,9 @@ def slack_api() -> Iterator[MockSlackApi]:
 
 
 @pytest.fixture
-def slack_settings(slack_api: MockSlackApi) -> SlackSettings:
+def slack_settings(slack_api: MockSlackApi) -> SlackSection:
     """Slack settings pointing at the mock Web API (no status throttling)."""
-    return SlackSettings(
-        _env_file=None,
+    return SlackSection(
         bot_token="xoxb-test",
         signing_secret=SECRET,
         api_url=slack_api.url,
@@ -79,7 +107,7 @@ def slack_settings(slack_api: MockSlackApi) -> SlackSettings:
 @pytest.fixture
 def open_slack_app(
     slack_api: MockSlackApi,
-    slack_settings: SlackSettings,
+    slack_settings: SlackSection,
     make_settings: Callable[..., Settings],
     write_script: Callable[[list[dict[str, Any]]], str],
     sqlite_template: Path,
@@ -89,26 +117,33 @@ def open_slack_app(
 
     @asynccontextmanager
     async def opener(
-        turns: list[dict[str, Any]], slack: SlackSettings | None = None, **overrides: Any
+        turns: list[dict[str, Any]], slack: SlackSection | None = None, **overrides: Any
     ) -> AsyncIterator[SlackHarness]:
-        path = tmp_path / "workspace.sqlite"
-        if not path.exists():
-            shutil.copy(sqlite_template, path)
-        values: dict[str, Any] = {
-            "model": write_script(turns),
-            "database_url": f"sqlite:///{path}",
-        }
+        """`database_url` may name a PostgreSQL database: its checkpointer is then PostgreSQL."""
+        values: dict[str, Any] = {"model": write_script(turns)}
         values.update(overrides)
+        if not values.get("database_url"):
+            path = tmp_path / "workspace.sqlite"
+            if not path.exists():
+                shutil.copy(sqlite_template, path)
+            values["database_url"] = f"sqlite:///{path}"
+        elif values["database_url"].startswith("postgresql") and "checkpointer" not in overrides:
+            values["checkpointer"] = "postgres"
         settings = make_settings(**values)
+        if settings.checkpointer_kind() == "postgres":
+            await setup_checkpointer(settings)
         async with open_slack(settings, slack or slack_settings) as runtime:
-            runner = web.AppRunner(runtime.app.web_app(path="/slack/events"))
+            runner = web.AppRunner(runtime.web_app())
             await runner.setup()
             site = web.TCPSite(runner, "127.0.0.1", 0)
             await site.start()
             port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-            sender = SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET)
+            url = f"http://127.0.0.1:{port}/slack/events"
+            sender = SlackSender(url, SECRET)
             try:
-                yield SlackHarness(slack_api, sender, runtime, settings, values["database_url"])
+                yield SlackHarness(
+                    slack_api, sender, runtime, settings, values["database_url"], url
+                )
             finally:
                 await runner.cleanup()
 

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from app.slack.thread_context import HEADER
-from tests.support.slack_api import BOT_USER, mention, message
+from tests.support.slack_api import BOT_USER
+from tests.support.slack_sender import mention, message
 
 
 def requests(transcript: Path) -> list[dict]:
@@ -16,22 +17,29 @@ def requests(transcript: Path) -> list[dict]:
 ANSWER = {"content": "Garlic Press belongs to Thorinox."}
 
 
-async def test_a_mention_gets_a_placeholder_then_the_answer_in_its_thread(open_slack_app) -> None:
+async def test_a_mention_gets_a_placeholder_then_the_answer_as_a_new_message(
+    open_slack_app,
+) -> None:
     async with open_slack_app([ANSWER]) as slack:
         status = await slack.sender.event(
             mention("C1", "U0GRACE", "which client owns Garlic Press?", "100.000001")
         )
         assert status == 200
-        [done] = await slack.api.wait_for("chat.update", text=ANSWER["content"])
-    [placeholder] = slack.api.made("chat.postMessage")
+        [done] = await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
+        [deleted] = await slack.api.wait_for("chat.delete")
+        history = await slack.history("T0TEAM:C1:100.000001")
+    placeholder, answer = slack.api.made("chat.postMessage")
     assert placeholder.args["thread_ts"] == "100.000001"
     assert placeholder.args["channel"] == "C1"
     assert "thinking" in placeholder.args["text"]
-    assert done.args["channel"] == "C1"
-    # The answer replaces the placeholder; no other message is posted.
-    assert slack.api.made("chat.postMessage")[0].at < done.at
-    assert slack.api.made("chat.update")[-1].args["ts"] == done.args["ts"]
-    history = await slack.runtime.conversations.runner.history("T0TEAM:C1:100.000001")
+    # The answer is a new message in the thread (its notification shows the answer), and
+    # the placeholder goes once the answer is there.
+    assert answer is done and done.args["thread_ts"] == "100.000001"
+    assert deleted.args["ts"] == "1800000000.000001"  # the placeholder's (the first post)
+    assert done.at < deleted.at
+    assert not any(ANSWER["content"] in str(c.args) for c in slack.api.made("chat.update"))
+    [left] = slack.api.posted.values()
+    assert left["text"] == ANSWER["content"]
     assert history[0].text == "which client owns Garlic Press?"
 
 
@@ -44,21 +52,29 @@ async def test_a_dm_and_a_follow_up_without_mention_are_answered(open_slack_app)
     async with open_slack_app(turns) as slack:
         send = slack.sender.event
         await send(message("D1", "U0GRACE", "hello about Garlic Press", "200.1", channel_type="im"))
-        await slack.api.wait_for("chat.update", text=turns[0]["content"])
+        await slack.api.wait_for("chat.postMessage", text=turns[0]["content"])
         await send(mention("C1", "U0GRACE", "who owns Garlic Press?", "300.1"))
-        await slack.api.wait_for("chat.update", text=turns[1]["content"])
+        await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
         # The same message as a `message` event (it mentions the bot): left to app_mention.
         await send(message("C1", "U0GRACE", f"<@{BOT_USER}> who owns it?", "300.1"))
         # A reply in a thread the bot never joined: not for the bot.
         await send(message("C1", "U0GRACE", "unrelated chatter", "400.2", thread_ts="400.1"))
         await send(message("C1", "U0GRACE", "does Distex have Garlic Press?", "300.2", "300.1"))
-        await slack.api.wait_for("chat.update", text=turns[2]["content"])
-        runner = slack.runtime.conversations.runner
-        assert await runner.history("T0TEAM:C1:400.1") == []
-        thread = await runner.history("T0TEAM:C1:300.1")
-    placeholders = slack.api.made("chat.postMessage")
-    assert [p.args["thread_ts"] for p in placeholders] == ["200.1", "300.1", "300.1"]
-    assert placeholders[0].args["channel"] == "D1"
+        await slack.api.wait_for("chat.postMessage", text=turns[2]["content"])
+        assert await slack.history("T0TEAM:C1:400.1") == []
+        thread = await slack.history("T0TEAM:C1:300.1")
+    answers = [
+        c for c in slack.api.made("chat.postMessage") if c.args["text"] in slack.api.answers()
+    ]
+    assert [a.args["thread_ts"] for a in answers] == ["200.1", "300.1", "300.1"]
+    assert answers[0].args["channel"] == "D1"
+    # The DM's progress was the assistant status, not a placeholder message.
+    assert [
+        c.args["thread_ts"] for c in slack.api.made("chat.postMessage") if c not in answers
+    ] == [
+        "300.1",
+        "300.1",
+    ]
     assert [m.text for m in thread if m.type == "human"] == [
         "who owns Garlic Press?",
         "does Distex have Garlic Press?",
@@ -76,7 +92,7 @@ async def test_the_threads_earlier_messages_reach_the_agent(open_slack_app, tmp_
         await slack.sender.event(
             mention("C1", "U0GRACE", "who owns Garlic Press?", "500.3", "500.1")
         )
-        await slack.api.wait_for("chat.update", text=ANSWER["content"])
+        await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
     [sent] = requests(transcript)
     last = sent["messages"][-1]["data"]["content"]
     assert HEADER in last
@@ -91,8 +107,9 @@ async def test_a_long_answer_is_split_within_slacks_limit(open_slack_app) -> Non
     long = "\n\n".join(p.strip() for p in long.split("\n\n"))
     async with open_slack_app([{"content": long}]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "tell me about Garlic Press", "600.1"))
-        await slack.api.wait_for("chat.postMessage", count=3)
-    pieces = [t for t in slack.api.texts() if not t.startswith(":hourglass")]
+        await slack.api.wait_for("chat.delete")
+    pieces = slack.api.answers()
+    assert len(pieces) >= 3
     assert all(len(p) <= 3900 for p in pieces)
     assert "\n\n".join(pieces) == long
 
@@ -100,11 +117,11 @@ async def test_a_long_answer_is_split_within_slacks_limit(open_slack_app) -> Non
 async def test_a_failed_run_is_a_short_apology_with_the_run_id(open_slack_app) -> None:
     async with open_slack_app([]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "700.1"))
-        [done] = await slack.api.wait_for("chat.update")
-        while "Run id" not in done.args["text"]:
-            done = (await slack.api.wait_for("chat.update", count=2))[-1]
-    text = done.args["text"]
+        await slack.api.wait_for("chat.delete")
+        history = await slack.history("T0TEAM:C1:700.1")
+    [text] = slack.api.answers()
     assert text.startswith("Sorry, something went wrong")
     assert "Traceback" not in text and "ScriptExhausted" not in text
     run_id = text.split("`")[1]
     assert len(run_id) == 36
+    assert history, "the run checkpointed the message"

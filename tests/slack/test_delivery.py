@@ -3,37 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
-from sqlalchemy import func, select
-
-from app.db.engine import open_database
-from app.db.models import ProcessedEvent
 from app.slack.stopping import STOPPED
-from tests.support.slack_api import mention, message
+from tests.support.slack_sender import mention, message
 
 ANSWER = {"content": "Garlic Press belongs to Thorinox.", "delay_s": 0.3}
 
 
-async def test_a_retried_event_starts_one_run(open_slack_app) -> None:
-    async with open_slack_app([ANSWER]) as slack:
+async def test_a_retried_event_starts_one_run(
+    open_slack_app, workspace_url: str, tmp_path: Path
+) -> None:
+    """Slack's retries (same event id, X-Slack-Retry-Num 1 and 2) while the run is going."""
+    transcript = tmp_path / "model-calls.jsonl"
+    async with open_slack_app(
+        [ANSWER], database_url=workspace_url, scripted_transcript=transcript
+    ) as slack:
         event = mention("C1", "U0GRACE", "who owns Garlic Press?", "100.1")
         assert await slack.sender.event(event, event_id="Ev0RETRY") == 200
-        # Slack's retries: same event id, with X-Slack-Retry-Num, while the run is going.
         assert await slack.sender.event(event, event_id="Ev0RETRY", retry=1) == 200
         assert await slack.sender.event(event, event_id="Ev0RETRY", retry=2) == 200
-        await slack.api.wait_for("chat.update", text=ANSWER["content"])
-        await asyncio.sleep(0.3)
-        history = await slack.runtime.conversations.runner.history("T0TEAM:C1:100.1")
-        db = open_database(slack.settings)
-        async with db.session() as session:
-            rows = await session.scalar(
-                select(func.count())
-                .select_from(ProcessedEvent)
-                .where(ProcessedEvent.event_id == "Ev0RETRY")
-            )
-        await db.dispose()
-    assert len(slack.api.made("chat.postMessage")) == 1
+        await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
+        await asyncio.sleep(0.5)
+        history = await slack.history("T0TEAM:C1:100.1")
+        rows = await slack.processed("Ev0RETRY")
+    placeholders = [c for c in slack.api.made("chat.postMessage") if "thinking" in c.args["text"]]
+    assert len(placeholders) == 1
+    assert slack.api.answers() == [ANSWER["content"]]
     assert [m.type for m in history] == ["human", "ai"]
+    assert len(transcript.read_text().splitlines()) == 1  # one model call
     assert rows == 1
 
 
@@ -46,10 +44,10 @@ async def test_an_expired_event_id_may_run_again(open_slack_app, slack_settings)
     async with open_slack_app(turns, slack=short) as slack:
         event = mention("C1", "U0GRACE", "who owns Garlic Press?", "150.1")
         await slack.sender.event(event, event_id="Ev0OLD")
-        await slack.api.wait_for("chat.update", text=turns[0]["content"])
+        await slack.api.wait_for("chat.postMessage", text=turns[0]["content"])
         await asyncio.sleep(0.3)
         await slack.sender.event(event, event_id="Ev0OLD", retry=1)
-        await slack.api.wait_for("chat.update", text=turns[1]["content"])
+        await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
 
 
 async def test_a_bad_signature_is_refused_with_401(open_slack_app) -> None:
@@ -70,15 +68,15 @@ async def test_stop_in_the_thread_cancels_the_turn_and_the_next_one_works(open_s
         await slack.api.wait_for("chat.postMessage")
         await asyncio.sleep(0.2)
         await slack.sender.event(message("C1", "U0GRACE", "stop", "300.2", "300.1"))
-        await slack.api.wait_for("chat.update", text=STOPPED, within=5)
-        runner = slack.runtime.conversations.runner
-        snapshot = await runner.graph.aget_state({"configurable": {"thread_id": "T0TEAM:C1:300.1"}})
+        await slack.api.wait_for("chat.postMessage", text=STOPPED, within=5)
+        config = {"configurable": {"thread_id": "T0TEAM:C1:300.1"}}
+        snapshot = await slack.runtime.call(lambda c: c.runner.graph.aget_state(config))
         assert snapshot.next == ()
         await slack.sender.event(
             message("C1", "U0GRACE", "who owns Garlic Press?", "300.3", "300.1")
         )
-        await slack.api.wait_for("chat.update", text=turns[1]["content"])
-        history = await runner.history("T0TEAM:C1:300.1")
+        await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
+        history = await slack.history("T0TEAM:C1:300.1")
     assert [m.type for m in history] == ["human", "ai", "human", "ai"]
     assert history[1].text == STOPPED
 
@@ -98,7 +96,7 @@ async def test_the_stop_command_cancels_the_channels_running_turn(open_slack_app
         }
         status, body = await slack.sender.command(fields)
         assert status == 200 and "Stopped 1 running turn" in body
-        await slack.api.wait_for("chat.update", text=STOPPED, within=5)
+        await slack.api.wait_for("chat.postMessage", text=STOPPED, within=5)
         status, body = await slack.sender.command(fields)
         assert "Nothing is running" in body
 
@@ -116,9 +114,9 @@ async def test_a_second_message_waits_for_the_first_and_is_answered_after_it(
         await slack.sender.event(
             message("C1", "U0LINUS", "and does Distex have Garlic Press?", "500.2", "500.1")
         )
-        second = await slack.api.wait_for("chat.update", text=turns[1]["content"])
-        [first] = slack.api.made("chat.update", text=turns[0]["content"])
-        history = await slack.runtime.conversations.runner.history("T0TEAM:C1:500.1")
+        second = await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
+        [first] = slack.api.made("chat.postMessage", text=turns[0]["content"])
+        history = await slack.history("T0TEAM:C1:500.1")
     assert first.at < second[0].at
     assert any("waiting for the previous message" in t for t in slack.api.texts())
     assert [m.text for m in history] == [

@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from app.settings import Settings
+from app.slack.conversations import NOTHING_RUNNING
 from app.slack.formatting import QUEUED, status_text
+from app.slack.stopping import STOPPED
 from checkpoints.savers import open_checkpointer, setup_checkpointer
+from core.settings import Settings
 from tests.slack.conftest import SECRET
-from tests.support.slack_api import MockSlackApi, SlackSender, mention
+from tests.support.slack_api import MockSlackApi
+from tests.support.slack_sender import SlackSender, mention, message
 
 pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +45,28 @@ def start_worker(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[
     )
 
 
+def stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.wait(10)
+
+
+def worker_env(
+    workspace_url: str, script: Path, data_dir: Path, api: MockSlackApi
+) -> dict[str, str]:
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("AGENTLOOP_", "SLACK_"))},
+        "DATABASE_URL": workspace_url,
+        "AGENTLOOP_MODEL": f"scripted:{script}",
+        "AGENTLOOP_DATA_DIR": str(data_dir),
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_SIGNING_SECRET": SECRET,
+        "SLACK_API_URL": api.url,
+        "SLACK_STATUS_INTERVAL_S": "0",
+    }
+
+
 def wait_listening(port: int, worker: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -64,16 +89,7 @@ async def test_two_workers_answer_one_threads_messages_in_turn(
     # Each process replays its script from the start: one slow answer per worker.
     script.write_text(json.dumps([{"content": ANSWER, "delay_s": 1.0}]))
     with MockSlackApi() as api:
-        env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("AGENTLOOP_", "SLACK_"))},
-            "DATABASE_URL": workspace_url,
-            "AGENTLOOP_MODEL": f"scripted:{script}",
-            "AGENTLOOP_DATA_DIR": str(tmp_path / "data"),
-            "SLACK_BOT_TOKEN": "xoxb-test",
-            "SLACK_SIGNING_SECRET": SECRET,
-            "SLACK_API_URL": api.url,
-            "SLACK_STATUS_INTERVAL_S": "0",
-        }
+        env = worker_env(workspace_url, script, tmp_path / "data", api)
         ports = [free_port(), free_port()]
         logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
         workers = [start_worker(p, env, log) for p, log in zip(ports, logs, strict=True)]
@@ -88,12 +104,10 @@ async def test_two_workers_answer_one_threads_messages_in_turn(
                 ),
             )
             assert statuses == [200, 200]
-            answers = await api.wait_for("chat.update", within=40, count=2, text=ANSWER)
+            answers = await api.wait_for("chat.postMessage", within=40, count=2, text=ANSWER)
+            deletions = await api.wait_for("chat.delete", within=10, count=2)
         finally:
-            for worker in workers:
-                worker.terminate()
-            for worker in workers:
-                worker.wait(10)
+            stop_workers(workers)
     placeholders = {
         c.args["ts"]: c for c in api.made("chat.update") if c.args["text"] == status_text(QUEUED)
     }
@@ -101,8 +115,9 @@ async def test_two_workers_answer_one_threads_messages_in_turn(
     assert len(placeholders) == 1
     [waited] = placeholders
     first, second = answers
-    assert second.args["ts"] == waited and first.args["ts"] != waited
-    assert second.at - first.at >= 0.9  # …and ran its own (1 s) model call after the first.
+    # …its placeholder went last, after its own answer…
+    assert [d.args["ts"] for d in deletions][-1] == waited
+    assert second.at - first.at >= 0.9  # …which came from its own (1 s) model call.
 
     async with open_checkpointer(settings) as saver:
         config = {"configurable": {"thread_id": THREAD}}
@@ -123,3 +138,49 @@ async def test_two_workers_answer_one_threads_messages_in_turn(
         "who owns Garlic Press?",
         "does Thorinox own Garlic Press?",
     }
+
+
+@pytest.mark.parametrize("workspace_url", ["postgres"], indirect=True)
+async def test_a_stop_received_by_one_worker_cancels_the_turn_running_on_the_other(
+    workspace_url: str, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, database_url=workspace_url, data_dir=tmp_path / "data")
+    await setup_checkpointer(settings)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": "never sent", "delay_s": 20}] * 2))
+    with MockSlackApi() as api:
+        env = worker_env(workspace_url, script, tmp_path / "data", api)
+        ports = [free_port(), free_port()]
+        logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
+        workers = [start_worker(p, env, log) for p, log in zip(ports, logs, strict=True)]
+        try:
+            for port, worker, log in zip(ports, workers, logs, strict=True):
+                await asyncio.to_thread(wait_listening, port, worker, log)
+            a, b = (SlackSender(f"http://127.0.0.1:{p}/slack/events", SECRET) for p in ports)
+            await a.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "910.1"))
+            await api.wait_for("chat.postMessage", within=20)
+            await asyncio.sleep(1.0)  # the turn is in its (20 s) model call on worker A
+            # "stop" in the thread reaches worker B, which knows the thread from the database.
+            await b.event(message("C1", "U0GRACE", "stop", "910.2", "910.1"))
+            [stopped] = await api.wait_for("chat.postMessage", within=10, text=STOPPED)
+            assert stopped.args["thread_ts"] == "910.1"
+            assert not api.made("chat.postMessage", text=NOTHING_RUNNING)
+
+            # /agentloop stop in the channel, received by B, stops a turn running on A.
+            await a.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "920.1"))
+            await api.wait_for("chat.postMessage", within=20, thread_ts="920.1")
+            await asyncio.sleep(1.0)
+            fields = {
+                "command": "/agentloop",
+                "text": "stop",
+                "team_id": "T0TEAM",
+                "channel_id": "C1",
+                "user_id": "U0GRACE",
+                "trigger_id": "1.2.3",
+            }
+            status, body = await b.command(fields)
+            assert status == 200 and "Stopped 1 running turn" in body, body
+            await api.wait_for("chat.postMessage", within=10, text=STOPPED, thread_ts="920.1")
+        finally:
+            stop_workers(workers)
+    assert not api.made("chat.postMessage", text="never sent")

@@ -1,20 +1,22 @@
-"""A mock Slack Web API on loopback, and signed requests to a Bolt app as Slack sends them.
+"""A mock Slack Web API on loopback (requests to the app: `tests.support.slack_sender`).
 
 `MockSlackApi` answers the Web API methods the app calls (`auth.test`, `chat.*`,
-`conversations.replies`) and records every call; it runs its own event loop in a thread,
-so in-process apps and worker subprocesses can both reach it.
+`conversations.replies`, `assistant.threads.*`, `apps.connections.open`), keeps the
+messages posted so `conversations.replies` returns them, and records every call; it can
+refuse tokens and answer chosen calls with HTTP 429 and a Retry-After. It runs its own
+event loop in a thread, so in-process apps and worker subprocesses can both reach it; it
+also serves Socket Mode connections and, run as a program, in a process of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import itertools
 import json
+import sys
 import threading
 import time
-import urllib.parse
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +25,7 @@ from aiohttp import web
 
 TEAM = "T0TEAM"
 BOT_USER = "U0BOT"
+BOT_ID = "B0BOT"
 
 
 @dataclass
@@ -32,6 +35,9 @@ class ApiCall:
     method: str
     args: dict[str, Any]
     at: float = field(default_factory=time.monotonic)
+    status: int = 200
+    """The HTTP status the mock answered (429 for a rate-limited call)."""
+    token: str = ""
 
 
 class MockSlackApi:
@@ -40,6 +46,16 @@ class MockSlackApi:
     def __init__(self) -> None:
         self.calls: list[ApiCall] = []
         self.replies: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        """Messages of a thread (channel, thread_ts) posted by others, for the replies."""
+        self.posted: dict[tuple[str, str], dict[str, Any]] = {}
+        """Messages the app posted and did not delete, by (channel, ts)."""
+        self.refused_tokens: set[str] = set()
+        self._limits: dict[str, list[int]] = {}
+        self.sockets: list[web.WebSocketResponse] = []
+        """Socket Mode connections (`apps.connections.open` hands out their URL)."""
+        self.socket_acks: list[dict[str, Any]] = []
+        self.errors: dict[str, str] = {}
+        """Methods answering `{"ok": false, "error": …}` (e.g. not an assistant thread)."""
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
@@ -65,6 +81,8 @@ class MockSlackApi:
         asyncio.set_event_loop(self._loop)
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._handle)
+        app.router.add_get("/calls", self._calls)
+        app.router.add_get("/socket", self._socket)
         runner = web.AppRunner(app)
         self._loop.run_until_complete(runner.setup())
         site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -74,6 +92,44 @@ class MockSlackApi:
         self._loop.run_forever()
         self._loop.run_until_complete(runner.cleanup())
 
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        """A Socket Mode connection: hello, then envelopes from `push`; acks are recorded."""
+        socket = web.WebSocketResponse(autoping=True)
+        await socket.prepare(request)
+        await socket.send_json({"type": "hello", "num_connections": 1})
+        self.sockets.append(socket)
+        async for frame in socket:
+            if frame.type == aiohttp.WSMsgType.TEXT:
+                with self._lock:
+                    self.socket_acks.append(json.loads(frame.data))
+        return socket
+
+    def push(self, body: dict[str, Any]) -> str:
+        """Deliver an Events API body over every Socket Mode connection; return its envelope id."""
+        envelope_id = uuid.uuid4().hex
+        envelope = {
+            "envelope_id": envelope_id,
+            "type": "events_api",
+            "payload": body,
+            "accepts_response_payload": False,
+            "retry_attempt": 0,
+            "retry_reason": "",
+        }
+        for socket in list(self.sockets):
+            asyncio.run_coroutine_threadsafe(socket.send_json(envelope), self._loop).result(10)
+        return envelope_id
+
+    async def _calls(self, request: web.Request) -> web.Response:
+        """Every call so far, for a process that did not start the mock (`RemoteSlackApi`)."""
+        with self._lock:
+            calls = [{"method": c.method, "args": c.args, "status": c.status} for c in self.calls]
+        return web.json_response(calls)
+
+    def rate_limit(self, method: str, times: int = 1, retry_after: int = 0) -> None:
+        """Answer the next `times` calls of `method` with HTTP 429 and this Retry-After."""
+        with self._lock:
+            self._limits[method] = [times, retry_after]
+
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args: dict[str, Any] = dict(request.query)
@@ -82,31 +138,78 @@ class MockSlackApi:
                 args.update(await request.json())
             else:
                 args.update(dict(await request.post()))
-        for key in ("blocks", "attachments"):
+        for key in ("blocks", "attachments", "prompts"):
             if isinstance(args.get(key), str):
                 args[key] = json.loads(args[key])
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        token = token or str(args.get("token") or args.get("app_token") or "")
         with self._lock:
-            self.calls.append(ApiCall(method, args))
-            answer = self._answer(method, args)
+            limit = self._limits.get(method)
+            if limit and limit[0] > 0:
+                limit[0] -= 1
+                self.calls.append(ApiCall(method, args, status=429, token=token))
+                return web.json_response(
+                    {"ok": False, "error": "ratelimited"},
+                    status=429,
+                    headers={"Retry-After": str(limit[1])},
+                )
+            self.calls.append(ApiCall(method, args, token=token))
+            answer = self._answer(method, args, token)
         return web.json_response(answer)
 
-    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, method: str, args: dict[str, Any], token: str) -> dict[str, Any]:
+        if token in self.refused_tokens:
+            return {"ok": False, "error": "invalid_auth"}
+        if method in self.errors:
+            return {"ok": False, "error": self.errors[method]}
         if method == "auth.test":
-            return {"ok": True, "user_id": BOT_USER, "bot_id": "B0BOT", "team_id": TEAM}
+            return {"ok": True, "user_id": BOT_USER, "bot_id": BOT_ID, "team_id": TEAM}
+        if method == "apps.connections.open":
+            return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
         if method == "chat.postMessage":
             ts = f"1800000000.{next(self._ts):06d}"
-            return {"ok": True, "channel": args.get("channel"), "ts": ts}
-        if method in ("chat.update", "chat.delete"):
+            channel = str(args.get("channel"))
+            self.posted[(channel, ts)] = {
+                "type": "message",
+                "user": BOT_USER,
+                "bot_id": BOT_ID,
+                "text": args.get("text", ""),
+                "blocks": args.get("blocks") or [],
+                "ts": ts,
+                "thread_ts": args.get("thread_ts") or ts,
+            }
+            return {"ok": True, "channel": channel, "ts": ts}
+        if method == "chat.update":
+            message = self.posted.get((str(args.get("channel")), str(args.get("ts"))))
+            if message is not None:
+                message.update(text=args.get("text", ""), blocks=args.get("blocks") or [])
+            return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts")}
+        if method == "chat.delete":
+            self.posted.pop((str(args.get("channel")), str(args.get("ts"))), None)
             return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts")}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1800000000.{next(self._ts):06d}"}
         if method == "conversations.replies":
-            key = (str(args.get("channel")), str(args.get("ts")))
-            return {"ok": True, "messages": self.replies.get(key, []), "has_more": False}
+            channel, thread_ts = str(args.get("channel")), str(args.get("ts"))
+            mine = [
+                dict(m)
+                for (c, _), m in self.posted.items()
+                if c == channel and m["thread_ts"] == thread_ts
+            ]
+            found = sorted(
+                [*self.replies.get((channel, thread_ts), []), *mine], key=lambda m: float(m["ts"])
+            )
+            return {"ok": True, "messages": found, "has_more": False}
+        if method.startswith("assistant.threads."):
+            return {"ok": True}
         return {"ok": False, "error": "unknown_method"}
 
     def made(self, method: str | None = None, **match: Any) -> list[ApiCall]:
-        """Return the calls of `method` whose arguments include `match`."""
+        """Return the answered (not rate-limited) calls of `method` with arguments `match`."""
+        return [c for c in self.attempts(method, **match) if c.status == 200]
+
+    def attempts(self, method: str | None = None, **match: Any) -> list[ApiCall]:
+        """Return every call of `method` whose arguments include `match`, 429s included."""
         with self._lock:
             calls = list(self.calls)
         return [
@@ -114,6 +217,38 @@ class MockSlackApi:
             for c in calls
             if (method is None or c.method == method)
             and all(c.args.get(k) == v for k, v in match.items())
+        ]
+
+    async def card(self, channel: str, thread_ts: str, within: float = 20.0) -> dict[str, Any]:
+        """Wait for a message with live buttons in the thread; return it as posted (a copy)."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            with self._lock:
+                found = [
+                    dict(m)
+                    for (c, _), m in self.posted.items()
+                    if c == channel
+                    and m["thread_ts"] == thread_ts
+                    and any(b.get("type") == "actions" for b in m["blocks"])
+                ]
+            if found:
+                return found[-1]
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"no card in {channel} {thread_ts} within {within}s: {self.calls}")
+
+    def message_at(self, channel: str, ts: str) -> dict[str, Any] | None:
+        """Return the posted message at (channel, ts) as it is now (None once deleted)."""
+        with self._lock:
+            found = self.posted.get((channel, ts))
+            return dict(found) if found is not None else None
+
+    def answers(self, channel: str | None = None) -> list[str]:
+        """Return the text of every message the app posted (progress placeholders excluded)."""
+        return [
+            str(c.args.get("text", ""))
+            for c in self.made("chat.postMessage")
+            if (channel is None or c.args.get("channel") == channel)
+            and not str(c.args.get("text", "")).startswith(":hourglass")
         ]
 
     async def wait_for(
@@ -138,144 +273,8 @@ class MockSlackApi:
         ]
 
 
-def signed_headers(secret: str, body: str, retry: int | None = None) -> dict[str, str]:
-    """Return the headers Slack sends with a request: timestamp, v0 signature, retry count."""
-    timestamp = str(int(time.time()))
-    base = f"v0:{timestamp}:{body}".encode()
-    signature = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
-    headers = {"X-Slack-Request-Timestamp": timestamp, "X-Slack-Signature": signature}
-    if retry is not None:
-        headers["X-Slack-Retry-Num"] = str(retry)
-        headers["X-Slack-Retry-Reason"] = "http_timeout"
-    return headers
-
-
-class SlackSender:
-    """Sends signed Events API, interactivity and slash-command requests to an app URL."""
-
-    def __init__(self, url: str, secret: str) -> None:
-        self.url = url
-        self.secret = secret
-        self._events = itertools.count(1)
-
-    async def _post(self, body: str, content_type: str, headers: dict[str, str]) -> int:
-        async with (
-            aiohttp.ClientSession() as session,
-            session.post(
-                self.url, data=body, headers={**headers, "Content-Type": content_type}
-            ) as response,
-        ):
-            await response.read()
-            return response.status
-
-    def event_body(self, event: dict[str, Any], event_id: str | None = None) -> dict[str, Any]:
-        """Return an `event_callback` envelope around `event`."""
-        return {
-            "token": "legacy",
-            "team_id": TEAM,
-            "api_app_id": "A0APP",
-            "type": "event_callback",
-            "event_id": event_id or f"Ev{next(self._events):08d}",
-            "event_time": int(time.time()),
-            "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
-            "event": event,
-        }
-
-    async def event(
-        self,
-        event: dict[str, Any],
-        *,
-        event_id: str | None = None,
-        retry: int | None = None,
-        secret: str | None = None,
-    ) -> int:
-        """Deliver one event; return the HTTP status."""
-        body = json.dumps(self.event_body(event, event_id))
-        headers = signed_headers(secret or self.secret, body, retry)
-        return await self._post(body, "application/json", headers)
-
-    async def action(self, payload: dict[str, Any]) -> int:
-        """Deliver an interactivity payload (a button click); return the HTTP status."""
-        body = urllib.parse.urlencode({"payload": json.dumps(payload)})
-        return await self._post(
-            body, "application/x-www-form-urlencoded", signed_headers(self.secret, body)
-        )
-
-    async def command(self, fields: dict[str, str]) -> tuple[int, str]:
-        """Deliver a slash command; return the HTTP status and the response body."""
-        body = urllib.parse.urlencode(fields)
-        headers = {
-            **signed_headers(self.secret, body),
-            "Content-Type": "application/x-www-form-urlencoded",
-        }
-        async with (
-            aiohttp.ClientSession() as session,
-            session.post(self.url, data=body, headers=headers) as response,
-        ):
-            return response.status, await response.text()
-
-
-def mention(channel: str, user: str, text: str, ts: str, thread_ts: str | None = None) -> dict:
-    """Return an `app_mention` event."""
-    event = {
-        "type": "app_mention",
-        "user": user,
-        "text": f"<@{BOT_USER}> {text}",
-        "channel": channel,
-        "ts": ts,
-    }
-    if thread_ts:
-        event["thread_ts"] = thread_ts
-    return event
-
-
-def message(
-    channel: str,
-    user: str,
-    text: str,
-    ts: str,
-    thread_ts: str | None = None,
-    channel_type: str = "channel",
-) -> dict:
-    """Return a `message` event (a DM with channel_type `im`)."""
-    event = {
-        "type": "message",
-        "user": user,
-        "text": text,
-        "channel": channel,
-        "channel_type": channel_type,
-        "ts": ts,
-    }
-    if thread_ts:
-        event["thread_ts"] = thread_ts
-    return event
-
-
-def click(user: str, channel: str, card: ApiCall, action_id: str) -> dict[str, Any]:
-    """Return the `block_actions` payload of a click on a card's button."""
-    [buttons] = [b for b in card.args["blocks"] if b["type"] == "actions"]
-    [button] = [e for e in buttons["elements"] if e["action_id"] == action_id]
-    return {
-        "type": "block_actions",
-        "team": {"id": TEAM},
-        "user": {"id": user},
-        "api_app_id": "A0APP",
-        "token": "legacy",
-        "trigger_id": "1.2.3",
-        "channel": {"id": channel},
-        "container": {"type": "message", "message_ts": card.args["ts"], "channel_id": channel},
-        "message": {
-            "ts": card.args["ts"],
-            "text": card.args["text"],
-            "blocks": card.args["blocks"],
-        },
-        "actions": [
-            {
-                "type": "button",
-                "action_id": action_id,
-                "block_id": buttons["block_id"],
-                "value": button["value"],
-                "action_ts": str(time.time()),
-            }
-        ],
-    }
+if __name__ == "__main__":
+    # The mock in a process of its own: print the port, serve until stdin closes.
+    with MockSlackApi() as served:
+        print(served.port, flush=True)
+        sys.stdin.read()

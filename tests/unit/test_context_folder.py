@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.context.context_folder import ContextFolder
+from grounding.context_folder import ContextFolder
 
 
 def write(root: Path, name: str, text: str) -> Path:
@@ -49,3 +49,30 @@ def test_changed_files_are_read_again_unchanged_ones_are_not(tmp_path: Path) -> 
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert {h.reference for h in folder.search("parking")} == {"a.md", "b.md"}
     assert folder._documents[other] is cached
+
+
+def test_file_names_and_headings_weigh_more_than_body_words(tmp_path: Path) -> None:
+    body = "Notes.\n\nThe refund window is thirty days.\n\nMore notes here."
+    write(tmp_path, "a-notes.md", body)
+    write(tmp_path, "b-notes.md", "# Refund rules\n\n" + body)
+    write(tmp_path, "refund.md", body)
+    hits = ContextFolder(tmp_path).search("refund")
+    # One body mention each: a heading or a file name with the word ranks first.
+    assert {h.reference for h in hits[:2]} == {"b-notes.md", "refund.md"}
+    assert hits[2].reference == "a-notes.md"
+    assert hits[1].score > 1.5 * hits[2].score
+
+
+def test_the_index_is_rebuilt_only_when_the_folder_changed(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "rooms and rates")
+    gone = write(tmp_path, "b.md", "parking rules")
+    folder = ContextFolder(tmp_path)
+    assert [h.reference for h in folder.search("parking")] == ["b.md"]
+    index = folder._index
+    assert [h.reference for h in folder.search("rooms")] == ["a.md"]
+    assert folder._index is index
+    gone.unlink()
+    assert folder.search("parking") == []
+    assert folder._index is not index
+    write(tmp_path, "c.md", "parking behind the hotel")
+    assert [h.reference for h in folder.search("parking")] == ["c.md"]

@@ -7,7 +7,8 @@ from datetime import date
 import pytest
 from pydantic import BaseModel
 
-from tools.declaration import ROLES, ToolArgumentsError, ToolContext, declare
+from core.run_context import ROLES
+from tools.declaration import ToolArgumentsError, ToolContext, declare
 from tools.registry import ToolRegistry, default_registry
 
 

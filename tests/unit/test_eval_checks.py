@@ -13,7 +13,7 @@ from app.eval.observe import CallRecord, StepObservation, step_calls
 from app.eval.placeholders import PlaceholderError, fill
 from app.eval.scenario import Expect
 from app.eval.usage import count_model_calls
-from app.models.scripted import ScriptedChatModel, ScriptedTurn
+from core.models.scripted import ScriptedChatModel, ScriptedTurn
 from tools.registry import default_registry
 
 

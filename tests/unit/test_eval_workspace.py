@@ -6,7 +6,7 @@ from pathlib import Path
 
 from app.eval.scenario import load_scenario
 from app.eval.workspace import WORKSPACE_FILE, prepare
-from app.settings import Settings
+from core.settings import Settings
 
 SCENARIO = """
 description: d

@@ -5,8 +5,8 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from app.context.compaction import split_index, transcript
-from app.context.history import (
+from history.compaction import split_index, transcript
+from history.pipeline import (
     MISSING_RESULT,
     SUMMARY_HEADER,
     HistoryPolicy,
@@ -15,7 +15,7 @@ from app.context.history import (
     prepare,
     repair_pairing,
 )
-from app.context.pruning import CLEARED, PruningPolicy, prune
+from history.pruning import CLEARED, PruningPolicy, prune
 
 
 def turn(n: int, result: str = "ok") -> list:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.context import sanitizer
+from screening import sanitizer
 
 STEP_CASES = [
     # 1. tool-call XML written as text (DeepSeek, GLM, Minimax styles)

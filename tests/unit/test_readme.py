@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.settings import Settings
+from pydantic import AliasChoices, BaseModel
+
+from core.settings import Settings
 from graph.builder import make_graph
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
@@ -17,16 +19,24 @@ def test_diagram_matches_the_compiled_graph() -> None:
     assert blocks[0].strip() == make_graph().get_graph().draw_mermaid().strip()
 
 
-def test_every_setting_is_documented() -> None:
+def environment_names() -> list[str]:
+    """Every variable the settings read: AGENTLOOP_*, aliases, and each section's own prefix."""
+    names = []
     for name, field in Settings.model_fields.items():
         alias = field.validation_alias
-        env_names = (
-            [str(choice) for choice in alias.choices][:1]  # type: ignore[union-attr]
-            if alias is not None
-            else [f"AGENTLOOP_{name.upper()}"]
-        )
-        for env_name in env_names:
-            assert f"`{env_name}`" in README, f"{env_name} missing from the README table"
+        section = field.annotation
+        if isinstance(section, type) and issubclass(section, BaseModel):
+            names += [f"{alias}_{sub.upper()}" for sub in section.model_fields]
+        elif isinstance(alias, AliasChoices):
+            names.append(str(alias.choices[0]))
+        else:
+            names.append(f"AGENTLOOP_{name.upper()}")
+    return names
+
+
+def test_every_setting_is_documented() -> None:
+    for env_name in environment_names():
+        assert f"`{env_name}`" in README, f"{env_name} missing from the README's tables"
 
 
 def test_readme_commands_exist_in_the_makefile() -> None:

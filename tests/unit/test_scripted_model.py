@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import HumanMessage
 
-from app.models import ModelConfigError, ModelResolver, build_chat_model
-from app.models.scripted import ScriptedChatModel, ScriptExhaustedError
-from app.settings import Settings
+from core.models import ModelConfigError, ModelResolver, build_chat_model
+from core.models.scripted import ScriptedChatModel, ScriptExhaustedError
+from core.settings import Settings
 
 
 def write(tmp_path: Path, data: object) -> Path:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.settings import Settings
-from graph import limits
-from graph.context import Context
+from core import limits
+from core.run_context import RunContext
+from core.settings import Settings
 
 
 def test_model_default_depends_on_the_key() -> None:
@@ -35,9 +35,51 @@ def test_environment_names(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.max_rounds == 4
 
 
-def test_context_and_settings_share_limits() -> None:
-    settings, context = Settings(_env_file=None), Context()
-    assert settings.max_tool_calls_per_turn == context.max_tool_calls == 8
-    assert settings.max_rounds == context.max_rounds == 6
-    assert settings.turn_timeout_s == context.turn_timeout_s == 90
-    assert limits.recursion_limit(6, 3) >= 2 + 2 * 6 + 2 * 3 + 1
+def test_sections_read_their_products_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LANGFUSE_PUBLIC_KEY", "pk-lf-1")
+    monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk-lf-1")
+    monkeypatch.setenv("LANGFUSE_HOST", "http://127.0.0.1:3000")
+    monkeypatch.setenv("LANGFUSE_TIMEOUT", "9")
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1")
+    monkeypatch.setenv("SLACK_USER_ROLES", '{"U1": "admin"}')
+    monkeypatch.setenv("AGENTLOOP_TRACE_MASK_FIELDS", "ssn,iban")
+    settings = Settings(_env_file=None)
+    assert settings.langfuse.enabled
+    assert settings.langfuse.base_url == "http://127.0.0.1:3000"
+    assert settings.langfuse.timeout == 9
+    assert settings.slack.bot_token is not None
+    assert settings.slack.bot_token.get_secret_value() == "xoxb-1"
+    assert settings.slack.user_roles == {"U1": "admin"}
+    assert settings.trace_mask_fields == "ssn,iban"
+    monkeypatch.setenv("LANGFUSE_TRACING_ENABLED", "false")
+    assert not Settings(_env_file=None).langfuse.enabled
+
+
+def test_a_run_context_takes_the_deployment_settings_then_its_own() -> None:
+    settings = Settings(
+        _env_file=None,
+        max_tool_calls_per_turn=3,
+        confirmation_ttl_hours=2,
+        input_guard="block",
+        approver_roles=frozenset({"admin", "member"}),
+        local_context_window=4096,
+    )
+    context = RunContext.from_settings(settings, user_id="U1", model="local", max_rounds=2)
+    assert context.max_tool_calls == 3
+    assert context.confirmation_ttl_s == 7200
+    assert context.input_guard == "block"
+    assert context.approver_roles == {"admin", "member"}
+    assert context.context_window == 4096
+    assert (context.user_id, context.max_rounds) == ("U1", 2)
+    assert RunContext.from_settings(settings, model="openai:gpt-4o").context_window == 128_000
+
+
+def test_the_window_follows_the_model() -> None:
+    settings = Settings(_env_file=None, local_context_window=4096)
+    assert settings.context_window_for("local") == 4096
+    assert settings.context_window_for("openai:gpt-4o") == 128_000
+    assert Settings(_env_file=None, context_window=32_000).context_window_for("local") == 32_000
+
+
+def test_the_step_budget_fits_a_turn() -> None:
+    assert limits.recursion_limit(6, 3) >= 2 + 4 * 6 + 2 * 3 + 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.verify import check
+from screening.answer_checks import check
 
 
 @pytest.mark.parametrize(
@@ -60,7 +60,7 @@ EVIDENCE_SOURCES = [
 
 
 def test_an_answer_using_a_document_must_cite_it() -> None:
-    from nodes.verify import Evidence
+    from screening.answer_checks import Evidence
 
     evidence = Evidence(question="What is the Thorinox coupon cap?", sources=EVIDENCE_SOURCES)
     answer = (
@@ -79,10 +79,15 @@ def test_an_answer_using_a_document_must_cite_it() -> None:
         "Done! The booking has been created.",
         "We have updated the brand mapping.",
         "Room 12 is now booked for you.",
+        "Done: the task is created.",
+        "Task created in Thorinox's list.",
+        "Your booking is confirmed for December 5-7.",
+        "I went ahead and created it.",
+        "The note was just saved.",
     ],
 )
 def test_a_claimed_change_needs_a_mutating_tool_result(claim: str) -> None:
-    from nodes.verify import Evidence
+    from screening.answer_checks import Evidence
 
     [issue] = check(claim, Evidence(question="create it"))
     assert "no tool made a change" in issue
@@ -90,10 +95,35 @@ def test_a_claimed_change_needs_a_mutating_tool_result(claim: str) -> None:
 
 
 def test_an_answer_that_misses_the_question_is_sent_back() -> None:
-    from nodes.verify import Evidence
+    from screening.answer_checks import Evidence
 
     evidence = Evidence(question="Which brands does Distex have mapped?")
     [issue] = check("Sure, happy to help with that anytime.", evidence)
     assert "does not seem to answer" in issue and "distex" in issue
     assert check("Distex has Garlic Press, unmapped.", evidence) == []
     assert check("Sure, happy to help.", Evidence(question="Which brands?", tools_called=1)) == []
+
+
+@pytest.mark.parametrize(
+    "fact",
+    [
+        "Garlic Press is mapped to the Thorinox list.",
+        "Room 12 was booked by Ann for those nights, so the King room is free.",
+        "I created the task 'Coupon for Garlic Press' earlier; it is still open.",
+        "That task already exists: it was created yesterday.",
+        "The open tasks are: Refresh images, Coupon codes.",
+    ],
+)
+def test_facts_and_earlier_changes_are_not_claims(fact: str) -> None:
+    from screening.answer_checks import Evidence
+
+    assert check(fact, Evidence(question="status?")) == []
+
+
+def test_after_a_rejected_change_any_claim_is_sent_back() -> None:
+    from screening.answer_checks import Evidence
+
+    rejected = Evidence(question="create it", failed_changes=("create_task",))
+    [issue] = check("Done: the task is created.", rejected)
+    assert "create_task did not run" in issue
+    assert check("OK, I did not create the task.", rejected) == []

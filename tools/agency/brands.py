@@ -9,7 +9,7 @@ from pydantic import AfterValidator, Field, model_validator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Brand, Client, name_key
+from core.db.models import Brand, Client, name_key
 from tools.agency.mutations import (
     ADMIN,
     MAPPING,

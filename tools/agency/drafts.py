@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Brand, Client, KbDocument
-from app.db.search import search, terms
+from core.db.models import Brand, Client, KbDocument
+from core.db.search import search, terms
 
 _ASIN = re.compile(r"\bB0[A-Z0-9]{8}\b", re.IGNORECASE)
 _STEP = re.compile(r"^\s*(\d+)[.)]\s+(\S.*)$")

@@ -12,7 +12,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Assignment, Brand, Client, TeamMember
+from core.db.models import Assignment, Brand, Client, TeamMember
 from tools.agency.names import Resolution, not_blank, resolve
 from tools.declaration import ToolContext, declare
 

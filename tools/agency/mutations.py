@@ -14,7 +14,7 @@ from pydantic import AfterValidator, BaseModel, Field, field_validator
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Assignment, Brand, Client, Task, TeamMember
+from core.db.models import Assignment, Brand, Client, Task, TeamMember
 from tools.agency.drafts import build_draft, normalize_product_ids
 from tools.agency.names import not_blank, resolve
 from tools.declaration import ToolContext, declare

@@ -15,7 +15,7 @@ from rapidfuzz import fuzz, process, utils
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Brand, Client, TeamMember, name_key
+from core.db.models import Brand, Client, TeamMember, name_key
 
 Named = type[Client] | type[Brand] | type[TeamMember]
 

@@ -7,22 +7,18 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 
 from app.slack.conversations import Conversations
-from app.slack.incoming import is_stop, strip_mention
-from app.slack.threads import SlackThread
+from app.slack.incoming import read_mention
+from app.slack.turn_loop import TurnLoop
 
 
-def register(app: AsyncApp, conversations: Conversations) -> None:
-    """Answer mentions of the bot (events are acknowledged by Bolt before this runs)."""
+def register(app: AsyncApp, turns: TurnLoop, conversations: Conversations) -> None:
+    """Answer mentions of the bot by people (and allowed bots)."""
+    allowed = conversations.settings.allowed_bot_ids
 
     @app.event("app_mention")
     async def app_mention(
         event: dict[str, Any], body: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        if not await conversations.ledger.first_delivery(body):
-            return
-        thread = SlackThread.of_message(str(context.team_id), event)
-        text = strip_mention(str(event.get("text", "")), context.bot_user_id)
-        if is_stop(text):
-            await conversations.stop_in_thread(thread)
-            return
-        await conversations.message(thread, str(event["user"]), text, str(event["ts"]))
+        incoming = read_mention(event, body, str(context.team_id), context.bot_user_id, allowed)
+        if incoming is not None:
+            turns.submit(conversations.receive(incoming))

@@ -7,6 +7,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
 from app.slack.conversations import Conversations
+from app.slack.turn_loop import TurnLoop
 
 HELP = (
     "Mention me in a channel or write to me directly; I answer in the thread. "
@@ -14,7 +15,7 @@ HELP = (
 )
 
 
-def register(app: AsyncApp, conversations: Conversations) -> None:
+def register(app: AsyncApp, turns: TurnLoop, conversations: Conversations) -> None:
     """Handle the slash command; the reply is visible only to the person who sent it."""
 
     @app.command("/agentloop")
@@ -23,12 +24,10 @@ def register(app: AsyncApp, conversations: Conversations) -> None:
             await ack(text=HELP)
             return
         # Slash commands don't say which thread they were sent from, so the channel's
-        # running turns are stopped.
+        # running turns are stopped, in whichever worker they run.
         prefix = f"{command['team_id']}:{command['channel_id']}:"
-        stopped = [thread_id for thread_id in conversations.running(prefix)]
-        for thread_id in stopped:
-            conversations.stop(thread_id)
+        stopped = await turns.call(conversations.stop_channel(prefix))
         if stopped:
-            await ack(text=f"Stopped {len(stopped)} running turn(s) in this channel.")
+            await ack(text=f"Stopped {stopped} running turn(s) in this channel.")
         else:
             await ack(text="Nothing is running in this channel right now.")

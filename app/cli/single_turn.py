@@ -1,0 +1,185 @@
+"""`ask` and `resume`: one message, or one decision on a waiting change, per process.
+
+Exit status: 0 completed, capped or waiting for confirmation, 1 failed, 3 refused (a
+decision with nothing changed); bad usage or configuration (a model that can't be used, an
+id no store can hold) is 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from app.cli.config import bad_model, request_or_exit, settings_or_exit
+from app.cli.options import (
+    ContextTypeOpt,
+    JsonOpt,
+    ModelOpt,
+    RoleOpt,
+    ThreadOpt,
+    TodayOpt,
+    UserOpt,
+    VerboseOpt,
+)
+from app.cli.render import LiveStatus, print_result
+from checkpoints.lanes import Lanes
+from core.models import ModelConfigError
+from core.observability import logs
+from core.settings import Settings
+from graph.runner import Runner, TurnRequest, TurnResult
+
+out = Console()
+err = Console(stderr=True, soft_wrap=True)
+logger = logging.getLogger(__name__)
+
+_EXIT_CODES = {"failed": 1, "refused": 3}
+"""completed, needs_confirmation and capped (an honest partial answer) exit 0."""
+
+
+def ask(
+    message: Annotated[
+        str, typer.Argument(help="The message to send; - reads it from standard input.")
+    ],
+    thread: ThreadOpt,
+    user: UserOpt = None,
+    role: RoleOpt = "member",
+    model: ModelOpt = None,
+    today: TodayOpt = None,
+    context_type: ContextTypeOpt = "general",
+    json_output: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Send one message to a thread and print the answer."""
+    if message == "-":
+        # A long text (a log, a document) does not fit in a command-line argument.
+        message = sys.stdin.read()
+    settings = settings_or_exit()
+    logs.configure(settings.data_dir, verbose)
+    request = request_or_exit(
+        thread_id=thread,
+        user_id=user or getpass.getuser(),
+        message=message,
+        user_role=role,
+        model=model,
+        today=today.isoformat() if today else None,
+        context_type=context_type,
+    )
+    result = asyncio.run(_once(settings, request, None, live=not json_output))
+    _finish(result, json_output)
+
+
+def resume(
+    thread: ThreadOpt,
+    approve: Annotated[bool, typer.Option("--approve", help="Run the proposed change.")] = False,
+    reject: Annotated[bool, typer.Option("--reject", help="Don't run it.")] = False,
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why it was rejected (the model is told).")
+    ] = "",
+    edit_args: Annotated[
+        str | None,
+        typer.Option("--edit-args", help="Run it with these arguments changed (a JSON object)."),
+    ] = None,
+    fingerprint: Annotated[
+        str | None,
+        typer.Option(
+            "--fingerprint", help="Only decide if this proposal is still the one waiting."
+        ),
+    ] = None,
+    user: UserOpt = None,
+    role: RoleOpt = "member",
+    json_output: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Decide on the change a thread is waiting on: approve, reject or edit it.
+
+    Exit status: 0 done, 1 failed, 3 refused (nothing pending, not yours to decide,
+    expired, invalid edit) with nothing changed.
+    """
+    decision = _decision(approve, reject, reason, edit_args)
+    if fingerprint:
+        decision["fingerprint"] = fingerprint
+    settings = settings_or_exit()
+    logs.configure(settings.data_dir, verbose)
+    request = request_or_exit(
+        thread_id=thread, user_id=user or getpass.getuser(), message="", user_role=role
+    )
+    result = asyncio.run(_once(settings, request, decision, live=not json_output))
+    _finish(result, json_output)
+
+
+def _decision(approve: bool, reject: bool, reason: str, edit_args: str | None) -> dict[str, object]:
+    """The resume value the flags ask for; a contradictory or malformed one exits 2."""
+    chosen = [name for name, on in (("--approve", approve), ("--reject", reject)) if on]
+    if edit_args is not None:
+        chosen.append("--edit-args")
+    if len(chosen) != 1:
+        err.print("[red]error:[/] give exactly one of --approve, --reject or --edit-args")
+        raise typer.Exit(2)
+    if reason and not reject:
+        err.print("[red]error:[/] --reason goes with --reject")
+        raise typer.Exit(2)
+    if approve:
+        return {"decision": "approve"}
+    if reject:
+        return {"decision": "reject", "reason": reason}
+    try:
+        args = json.loads(edit_args or "")
+    except json.JSONDecodeError as exc:
+        err.print(f"[red]error:[/] --edit-args is not valid JSON: {exc}")
+        raise typer.Exit(2) from None
+    if not isinstance(args, dict):
+        err.print("[red]error:[/] --edit-args must be a JSON object of the arguments to change")
+        raise typer.Exit(2)
+    return {"decision": "edit", "args": args}
+
+
+def _finish(result: TurnResult, json_output: bool) -> None:
+    if json_output:
+        sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, default=str) + "\n")
+    else:
+        print_result(out, result)
+    raise typer.Exit(_EXIT_CODES.get(result.status, 0))
+
+
+async def _once(
+    settings: Settings, request: TurnRequest, decision: dict[str, object] | None, live: bool
+) -> TurnResult:
+    """Run one turn (or apply one decision) in a fresh runner."""
+    try:
+        # The thread's lane (as the Slack app holds it): another process's run of the same
+        # thread finishes first, so the thread's checkpoints stay one chain.
+        async with (
+            Runner.open(settings) as runner,
+            Lanes.open(settings) as lanes,
+            lanes.hold(request.thread_id, on_wait=waiting(request.thread_id)),
+        ):
+            with LiveStatus(err) if live else nullcontext() as status:
+                if decision is None:
+                    return await runner.run_turn(request, on_event=status)
+                return await runner.resume(request, decision, on_event=status)
+    except ModelConfigError as exc:
+        # Raised before the thread is touched: the message was not sent.
+        raise bad_model(exc) from None
+    except Exception as exc:
+        # Opening the checkpointer failed (unreachable database, bad URL): one clear line
+        # for the person, the traceback in the log.
+        logger.exception("could not open the runner")
+        return TurnResult(request.thread_id, "", "failed", f"could not start: {exc}")
+
+
+def waiting(thread_id: str) -> Callable[[], Awaitable[None]]:
+    """Return the note logged while another run of the thread holds its lane."""
+
+    async def note() -> None:
+        logger.info("thread %s is busy with another run; waiting for it", thread_id)
+
+    return note

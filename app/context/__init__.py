@@ -1,1 +1,0 @@
-"""Context management: input screening, output cleaning, the history pipeline, compaction."""

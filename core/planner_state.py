@@ -1,0 +1,84 @@
+"""The planner subgraph's state, its report contract and the plans a thread keeps."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict  # the server's schemas need it on Python 3.11
+
+from core.plans import PlanRecord, merge_plans
+from core.state import AskerRecord, ConfirmationRequest, Decision
+
+PlannerStatus = Literal["completed", "blocked", "failed"]
+
+
+class PlannerReport(BaseModel):
+    """What the planner returns to the main agent (never straight to the person)."""
+
+    model_config = ConfigDict(extra="forbid")
+    summary: str
+    actions_taken: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    open_questions: list[str] = Field(default_factory=list)
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+class PlannerResult(BaseModel):
+    """The create_plan tool result: the report, the run and the plan it concerns."""
+
+    model_config = ConfigDict(extra="forbid")
+    report: PlannerReport
+    planner_run_id: str
+    parent_run_id: str
+    status: PlannerStatus
+    plan: dict[str, Any] | None = None
+    review: dict[str, str] | None = None
+
+
+class PlannerInput(TypedDict, total=False):
+    """What the planner reads from the main graph."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    plans: Annotated[dict[str, PlanRecord], merge_plans]
+    run_id: str
+    deadline: float
+    turn_start_id: str
+    asker: AskerRecord
+
+
+class PlannerOutput(TypedDict, total=False):
+    """What the planner gives back: the create_plan results, and the thread's plans."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    plans: Annotated[dict[str, PlanRecord], merge_plans]
+
+
+class PlannerState(TypedDict, total=False):
+    """The planner's own state (its messages are its own conversation, not the thread's)."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    plans: Annotated[dict[str, PlanRecord], merge_plans]
+    run_id: str
+    """The planner run's id (tools record their results under it)."""
+    parent_run_id: str
+    deadline: float
+    turn_start_id: str
+    parent_calls: list[dict[str, str]]
+    """The main graph's calls this planner run answers: [{id, name}] (create_plan first)."""
+    request: dict[str, Any]
+    plan: PlanRecord
+    review: dict[str, str]
+    step_index: int
+    step_notes: list[str]
+    rounds: int
+    tool_calls_used: int
+    asker: AskerRecord
+    """The turn's asker, from the main graph: whom the planner's changes are proposed for."""
+    pending: ConfirmationRequest | None
+    decisions: dict[str, Decision]
+    cap: str | None
+    status: PlannerStatus
+    error: str

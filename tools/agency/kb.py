@@ -1,0 +1,66 @@
+"""The agency pack's knowledge base search over SOPs and docs."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from core.db.models import Client
+from core.db.search import search
+from tools.agency.lookup import (
+    NameArg,
+    find_client,
+)
+from tools.declaration import ToolContext, declare
+
+
+class SearchKbArgs(BaseModel):
+    """Arguments of `search_kb`."""
+
+    query: NameArg = Field(description="what to look for, e.g. 'coupon code'")
+    client: NameArg | None = Field(default=None, description="also search this client's docs")
+    kind: Literal["sop", "doc", "task_template"] | None = None
+    limit: int = Field(default=5, ge=1, le=20)
+
+
+@declare(pack="agency", kind="read_only")
+async def search_kb(args: SearchKbArgs, ctx: ToolContext) -> dict[str, Any]:
+    """Search the knowledge base (SOPs, docs, task templates), best match first.
+
+    With `client`, searches that client's documents plus agency-wide ones; without it,
+    every document. Matching is by words, so "coupon code" finds "Coupon code setup SOP".
+
+    Returns:
+        {"query", "results": [{"id", "title", "kind", "client_id", "client" (None for
+        agency-wide docs), "score", "excerpt"}]}; or not_found/ambiguous for an unknown
+        `client`. "results" is empty when nothing matches.
+
+    Examples:
+        {"query": "coupon code"}, {"query": "brand guidelines", "client": "Thorinox"},
+        {"query": "onboarding", "kind": "sop", "limit": 3}.
+    """
+    db = ctx.database()
+    async with db.session() as session:
+        client_id = None
+        if args.client is not None:
+            client = await find_client(session, args.client)
+            if isinstance(client, dict):
+                return client
+            client_id = client.id
+        hits = await search(
+            session, db.dialect, args.query, client_id=client_id, kind=args.kind, limit=args.limit
+        )
+        owner_ids = {h.client_id for h in hits if h.client_id is not None}
+        names = await session.execute(
+            select(Client.id, Client.name).where(Client.id.in_(owner_ids))
+        )
+        owners: dict[int | None, str] = {row.id: row.name for row in names}
+    # Hit fields plus the owning client's name (None for agency-wide documents).
+    results = [{**asdict(h), "client": owners.get(h.client_id)} for h in hits]
+    return {"query": args.query[:200], "results": results}
+
+
+TOOLS = [search_kb]

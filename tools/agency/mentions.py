@@ -1,0 +1,99 @@
+"""The agency pack's sources for gather: what a message points at in the workspace.
+
+Clients and brands it mentions, those clients' memory notes, and the knowledge base's best
+documents for it, found without a model call.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+
+from core.db.engine import Database
+from core.db.models import Brand, Client, ClientMemoryNote, name_key
+from core.db.search import search
+from core.state import Source
+from tools.agency import names
+
+KB_HITS = 3
+MEMORY_NOTES = 5
+EXCERPT_CHARS = 300
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+async def workspace_sources(db: Database, query: str) -> list[Source]:
+    """Mentioned clients and brands, those clients' memory notes, then KB hits."""
+    key = f" {' '.join(_WORD.findall(name_key(query)))} "
+    sources: list[Source] = []
+    async with db.session() as session:
+        # Mentions are found in the cached name lists; only mentioned rows are read.
+        client_ids = [
+            i for i, name, _ in await names.listing(session, Client) if _mentions(key, name)
+        ]
+        brand_ids = [
+            i for i, name, _ in await names.listing(session, Brand) if _mentions(key, name)
+        ]
+        brands = (
+            list((await session.execute(select(Brand).where(Brand.id.in_(brand_ids)))).scalars())
+            if brand_ids
+            else []
+        )
+        wanted = set(client_ids) | {brand.client_id for brand in brands}
+        rows: list[Client] = (
+            list((await session.execute(select(Client).where(Client.id.in_(wanted)))).scalars())
+            if wanted
+            else []
+        )
+        clients = {c.id: c for c in rows}
+        mentioned: dict[int, str] = {}
+        for client_id in client_ids:
+            client_row = clients[client_id]
+            mentioned[client_row.id] = client_row.name
+            about = " ".join(client_row.notes.split())[:EXCERPT_CHARS]
+            sources.append(
+                {
+                    "type": "client",
+                    "reference": client_row.name,
+                    "excerpt": f"client {client_row.name}" + (f": {about}" if about else ""),
+                }
+            )
+        for brand in sorted(brands, key=lambda b: b.id):
+            owner = clients.get(brand.client_id)
+            client = owner.name if owner is not None else "?"
+            destination = brand.destination_list or brand.destination_space or "no destination"
+            sources.append(
+                {
+                    "type": "brand",
+                    "reference": f"{brand.name} ({client})",
+                    "excerpt": f"brand {brand.name} of {client}, maps to {destination}",
+                }
+            )
+            mentioned.setdefault(brand.client_id, client)
+        if mentioned:
+            notes = await session.execute(
+                select(ClientMemoryNote)
+                .where(
+                    ClientMemoryNote.client_id.in_(mentioned),
+                    ClientMemoryNote.archived_at.is_(None),
+                )
+                .order_by(ClientMemoryNote.created_at.desc(), ClientMemoryNote.id.desc())
+                .limit(MEMORY_NOTES)
+            )
+            for note in notes.scalars():
+                sources.append(
+                    {
+                        "type": "memory",
+                        "reference": f"{mentioned[note.client_id]} memory note #{note.id}",
+                        "excerpt": note.note,
+                    }
+                )
+        scope = next(iter(mentioned)) if len(mentioned) == 1 else None
+        for hit in await search(session, db.dialect, query, client_id=scope, limit=KB_HITS):
+            sources.append({"type": "kb", "reference": hit.title, "excerpt": hit.excerpt})
+    return sources
+
+
+def _mentions(padded_query_key: str, name: str) -> bool:
+    words = _WORD.findall(name_key(name))
+    return bool(words) and f" {' '.join(words)} " in padded_query_key

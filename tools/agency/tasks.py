@@ -1,0 +1,118 @@
+"""The agency pack's task listing: tasks filtered by client, status, assignee, brand, due."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from core.db.models import Brand, Client, Task, TeamMember
+from tools.agency.lookup import (
+    NameArg,
+    find_client,
+    unresolved,
+)
+from tools.agency.names import resolve
+from tools.declaration import ToolContext, declare
+
+
+class ListTasksArgs(BaseModel):
+    """Arguments of `list_tasks`."""
+
+    client: NameArg | None = None
+    status: Literal["open", "in_progress", "blocked", "done"] | None = None
+    assignee: NameArg | None = Field(default=None, description="a team member's name")
+    brand: NameArg | None = None
+    due_before: date | None = Field(default=None, description="YYYY-MM-DD, exclusive")
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+def tasks_query() -> Select[Task, str, str | None, str | None]:
+    """Select tasks with their client's, brand's and assignee's names."""
+    return (
+        select(Task, Client.name, Brand.name, TeamMember.name)
+        .join(Client, Task.client_id == Client.id)
+        .outerjoin(Brand, Task.brand_id == Brand.id)
+        .outerjoin(TeamMember, Task.assignee_id == TeamMember.id)
+    )
+
+
+def task_data(task: Task, brand: str | None, assignee: str | None) -> dict[str, Any]:
+    """Return a task as a tool shows it: title, status, due date, brand and assignee."""
+    due = task.due_date.isoformat() if task.due_date else None
+    return {
+        "id": task.id,
+        "title": task.title,
+        "status": task.status,
+        "brand": brand,
+        "assignee": assignee,
+        "due_date": due,
+    }
+
+
+async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any] | dict[str, Any]:
+    """Turn the named filters into SQL conditions, or return the name that needs clarifying."""
+    conditions: list[Any] = []
+    brand_scope = None
+    if args.client is not None:
+        client = await find_client(session, args.client)
+        if isinstance(client, dict):
+            return client
+        conditions.append(Task.client_id == client.id)
+        brand_scope = Brand.client_id == client.id
+    if args.assignee is not None:
+        person = await resolve(session, TeamMember, args.assignee)
+        if person.match is None:
+            return unresolved(person, "assignee")
+        conditions.append(Task.assignee_id == person.match.id)
+    if args.brand is not None:
+        brand = await resolve(session, Brand, args.brand, where=brand_scope)
+        if brand.status == "not_found":
+            return unresolved(brand, "brand")
+        # A brand name several clients share lists the tasks of each (rows name the client).
+        ids = [brand.match.id] if brand.match else [c.id for c in brand.candidates]
+        conditions.append(Task.brand_id.in_(ids))
+    if args.status is not None:
+        conditions.append(Task.status == args.status)
+    if args.due_before is not None:
+        conditions.append(Task.due_date < args.due_before)
+    return conditions
+
+
+@declare(pack="agency", kind="read_only")
+async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:
+    """List tasks, filtered by client, status, assignee, brand and due date.
+
+    Names are matched tolerantly. `due_before` keeps tasks due strictly before that date
+    (tasks without a due date are then left out). Ordered by due date (undated last),
+    then id.
+
+    Returns:
+        {"count", "more" (true when `limit` cut the list), "tasks": [{"id", "title",
+        "status", "client", "brand", "assignee", "due_date", "product_ids"}]}; or
+        not_found/ambiguous naming the "field" to clarify.
+
+    Examples:
+        {"client": "Thorinox", "status": "open"}, {"assignee": "Omar"},
+        {"brand": "Garlic Press", "client": "Thorinox"}, {"due_before": "2026-12-10"}.
+    """
+    async with ctx.database().session() as session:
+        conditions = await _task_filters(session, args)
+        if isinstance(conditions, dict):
+            return conditions
+        query = tasks_query().where(*conditions).limit(args.limit + 1)
+        # Undated tasks last; `IS NULL` sorts the same way on SQLite and PostgreSQL.
+        found = (
+            await session.execute(query.order_by(Task.due_date.is_(None), Task.due_date, Task.id))
+        ).all()
+    tasks = [
+        {**task_data(task, brand, person), "client": client, "product_ids": task.product_ids}
+        for task, client, brand, person in found[: args.limit]
+    ]
+    return {"count": len(tasks), "more": len(found) > args.limit, "tasks": tasks}
+
+
+TOOLS = [list_tasks]
