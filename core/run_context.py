@@ -60,6 +60,8 @@ class RunContext(BaseModel):
     turn_timeout_s: SkipJsonSchema[float] = _deployment("turn_timeout_s")
     tool_timeout_s: SkipJsonSchema[float] = _deployment("tool_timeout_s")
     verify_max_attempts: SkipJsonSchema[int] = _deployment("verify_max_attempts")
+    tool_budget: SkipJsonSchema[int] = _deployment("tool_budget")
+    """Tools offered to each model call (preselection keeps the best-ranked)."""
     confirmation_ttl_s: SkipJsonSchema[float] = _deployment("confirmation_ttl_s")
     approver_roles: SkipJsonSchema[frozenset[str]] = _deployment("approver_roles")
     """Roles that may decide on another person's proposal (the proposer always may)."""
@@ -107,7 +109,8 @@ def deployment_values(settings: Settings, model: str | None) -> dict[str, Any]:
         "max_rounds": settings.max_rounds,
         "turn_timeout_s": settings.turn_timeout_s,
         "tool_timeout_s": settings.tool_timeout_s,
-        "verify_max_attempts": settings.verify_max_attempts,
+        "verify_max_attempts": settings.verify_attempts_for(model),
+        "tool_budget": settings.tool_budget_for(model),
         "confirmation_ttl_s": settings.confirmation_ttl_hours * 3600,
         "approver_roles": settings.approver_roles,
         "input_guard": settings.input_guard,

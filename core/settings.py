@@ -14,6 +14,11 @@ CheckpointRetention = Literal["latest", "all"]
 GuardMode = Literal["off", "log", "warn", "block"]
 """Prompt-injection screening: off, log (a debug line), warn (a warning) or block (refuse)."""
 DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_VERIFY_ATTEMPTS = 3
+LOCAL_VERIFY_ATTEMPTS = 2
+DEFAULT_TOOL_BUDGET = 32
+LOCAL_TOOL_BUDGET = 3
+"""A 135M model cannot choose among many JSON schemas; it is offered the best three."""
 """Tokens a hosted model accepts per request when nothing else says."""
 
 
@@ -163,8 +168,17 @@ class Settings(BaseSettings):
     max_rounds: int = Field(default=6, ge=1, description="act↔tools rounds per turn.")
     turn_timeout_s: float = Field(default=90.0, gt=0, description="Wall time of one turn.")
     tool_timeout_s: float = Field(default=20.0, gt=0, description="Wall time of one tool call.")
-    verify_max_attempts: int = Field(
-        default=3, ge=1, description="Answers verify may reject before the graceful failure."
+    verify_max_attempts: int | None = Field(
+        default=None,
+        ge=1,
+        description="Answers verify may reject before the graceful failure. Default: 2 for "
+        "`local` (a retry costs seconds there), 3 otherwise.",
+    )
+    tool_budget: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tools offered to the model per call, best-ranked first (the tools the "
+        "turn already uses stay on top). Default: 3 for `local`, 32 otherwise.",
     )
     timezone: str = Field(default="UTC", description="IANA zone that defines 'today' for a run.")
     confirmation_ttl_hours: float = Field(
@@ -212,9 +226,24 @@ class Settings(BaseSettings):
         """Return the context window of a run on `model` (None: the default model)."""
         if self.context_window:
             return self.context_window
-        if (model or self.model_spec()) == "local":
+        if self._is_local(model):
             return self.local_context_window
         return DEFAULT_CONTEXT_WINDOW
+
+    def verify_attempts_for(self, model: str | None) -> int:
+        """Return how many drafts verify may reject on `model` (None: the default model)."""
+        if self.verify_max_attempts:
+            return self.verify_max_attempts
+        return LOCAL_VERIFY_ATTEMPTS if self._is_local(model) else DEFAULT_VERIFY_ATTEMPTS
+
+    def tool_budget_for(self, model: str | None) -> int:
+        """Return how many tools a call on `model` is offered (None: the default model)."""
+        if self.tool_budget:
+            return self.tool_budget
+        return LOCAL_TOOL_BUDGET if self._is_local(model) else DEFAULT_TOOL_BUDGET
+
+    def _is_local(self, model: str | None) -> bool:
+        return (model or self.model_spec()) == "local"
 
     def model_spec(self) -> str:
         """Return the configured model spec, applying the key-dependent default."""

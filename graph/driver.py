@@ -30,7 +30,7 @@ from core.observability.audit import AuditLog, RunInfo
 from core.observability.recorder import RunRecorder
 from core.observability.tracing import Tracing, trace_id_for
 from core.run_context import RunContext
-from core.settings import Settings
+from core.settings import DEFAULT_VERIFY_ATTEMPTS, Settings
 from graph.remote import RemoteAgent
 from graph.results import TurnRequest, TurnResult, result_of
 from prompts import replies
@@ -109,7 +109,9 @@ class Driver:
         return {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": limits.recursion_limit(
-                self.settings.max_rounds, self.settings.verify_max_attempts
+                # The larger default covers every model's attempts (local has fewer).
+                self.settings.max_rounds,
+                self.settings.verify_max_attempts or DEFAULT_VERIFY_ATTEMPTS,
             ),
             "run_id": uuid.UUID(run_id),
             "metadata": {

@@ -11,13 +11,20 @@ import json
 import logging
 import time
 
-from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.messages.tool import invalid_tool_call
 from langgraph.runtime import Runtime
 
 from core import events
 from core.asker import asker_of
 from core.db.engine import Database, open_database
+from core.messages import calls_of
 from core.models import ModelResolver
 from core.models.openai import unavailable_reason
 from core.run_context import RunContext
@@ -26,6 +33,7 @@ from history import compaction, pipeline
 from history.turn import turn_start
 from prompts import replies, system
 from tools.declaration import ToolContext
+from tools.preselection import Offer, ToolRanker
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
@@ -41,6 +49,7 @@ class Act:
         db: Database | None = None,
     ) -> None:
         self._registry = registry
+        self._ranker = ToolRanker(registry.tools())
         self._models = models
         self._db = db
 
@@ -50,9 +59,10 @@ class Act:
         deadline = ctx.deadline_for(state.get("deadline"))
         if deadline - time.time() <= 0:
             return {"cap": replies.turn_timeout(ctx.turn_timeout_s)}
-        runtime.stream_writer(events.agent_state("thinking"))
+        offer = self._offer(state, ctx)
+        runtime.stream_writer(events.agent_state("thinking", _offered(offer)))
         model = self._resolver().resolve(ctx.model)
-        schemas = self._registry.openai_schemas()
+        schemas = self._registry.openai_schemas(offer.names)
         bound = model.bind_tools(schemas) if schemas else model
         update: ActUpdate = {}
         removals: list[RemoveMessage] = []
@@ -75,7 +85,9 @@ class Act:
         )
         try:
             response = await asyncio.wait_for(
-                bound.ainvoke(prompt), timeout=max(deadline - time.time(), 0.001)
+                # The offer goes into the call's trace; the audit reads the bound tools.
+                bound.ainvoke(prompt, {"metadata": {"offered_tools": offer.scores}}),
+                timeout=max(deadline - time.time(), 0.001),
             )
         except TimeoutError:
             update["cap"] = replies.turn_timeout(ctx.turn_timeout_s)
@@ -98,6 +110,27 @@ class Act:
             response = AIMessage(content=response.text)
         update["messages"] = [*removals, _distrust_cut_off_calls(response)]
         return update
+
+    def _offer(self, state: AgentState, ctx: RunContext) -> Offer:
+        """Rank the tools against the turn; the ones the turn already uses stay offered."""
+        messages = state["messages"]
+        start = turn_start(messages, state.get("turn_start_id", ""))
+        opening = messages[start].text if messages else ""
+        keep = [
+            call.name
+            for message in messages[start:]
+            if isinstance(message, AIMessage)
+            for call in calls_of(message)
+        ]
+        pending = state.get("pending")
+        if pending:
+            keep += [proposal["tool"] for proposal in pending["proposals"]]
+        loader = self._registry.providing("result_loader")
+        if loader is not None and _results_were_cut(state):
+            keep.append(loader.name)
+        return self._ranker.offer(
+            opening, sources=state.get("sources", []), keep=keep, budget=ctx.tool_budget
+        )
 
     @staticmethod
     def _past_budget(messages: list[BaseMessage], summary: str, ctx: RunContext) -> bool:
@@ -166,6 +199,18 @@ class Act:
                 context_type=ctx.context_type,
             )
         )
+
+
+def _offered(offer: Offer) -> str:
+    """The status line while the model works: which tools it is weighing."""
+    return f"weighing {', '.join(offer.names)}" if offer.names else ""
+
+
+def _results_were_cut(state: AgentState) -> bool:
+    """Whether the history holds a summary or a tool result stored and shown as a summary."""
+    if state.get("summary"):
+        return True
+    return any(isinstance(m, ToolMessage) and '"result_id"' in m.text for m in state["messages"])
 
 
 def _distrust_cut_off_calls(message: AIMessage) -> AIMessage:

@@ -1,5 +1,8 @@
 """finalize: settles the answer — the verified draft, a limit notice or a graceful failure.
 
+A turn that ends without a verified draft (a limit, an outage, every draft rejected) still
+answers with what its tools found, when they found something.
+
 The draft goes through the output sanitizer first; `NO_REPLY` means nothing is posted.
 """
 
@@ -12,6 +15,7 @@ from core.run_context import RunContext
 from core.state import AgentState, FinalizeUpdate, TurnStatus
 from history.turn import turn_messages
 from prompts import replies
+from prompts.findings import tool_findings, with_findings
 from prompts.replies import NO_REPLY
 from screening.sanitizer import sanitize
 
@@ -19,16 +23,20 @@ from screening.sanitizer import sanitize
 async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> FinalizeUpdate:
     """Write the final answer into history and `final_text` (empty for a silent NO_REPLY)."""
     cap = state.get("cap")
+    found = tool_findings(turn_messages(state))
     if cap:
-        # A limit caps the turn; a model outage ends it with a reply that says so.
+        # A limit caps the turn; a model outage ends it with a reply that says so. Either
+        # way, what the tools found is the best grounded answer the turn has.
         status: TurnStatus = "unavailable" if state.get("status") == "unavailable" else "capped"
-        return {"messages": [AIMessage(content=cap)], "status": status, "final_text": cap}
+        text = with_findings(_first_sentence(cap) if found else cap, found)
+        return {"messages": [AIMessage(content=text)], "status": status, "final_text": text}
     if state.get("status") == "failed_verification":
         text = replies.graceful_failure(
             state.get("attempt", 0),
             state.get("issues") or state.get("feedback", []),
             tried=_tried(state),
         )
+        text = with_findings(text, found)
         return {"messages": [AIMessage(content=text)], "final_text": text}
     if state.get("final_text"):
         # guard answered by itself (a blank or a blocked message).
@@ -41,6 +49,11 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> FinalizeU
     if isinstance(answer, AIMessage) and text != answer.content:
         update["messages"] = [answer.model_copy(update={"content": text})]
     return update
+
+
+def _first_sentence(text: str) -> str:
+    head, dot, _rest = text.partition(". ")
+    return head + "." if dot else text
 
 
 def _tried(state: AgentState) -> list[str]:

@@ -40,7 +40,16 @@ class ResolveDateHintArgs(BaseModel):
     hint: str = Field(min_length=1, description="e.g. 'next weekend', 'January 17-19'")
 
 
-@declare(pack="calendar", kind="read_only")
+@declare(
+    pack="calendar",
+    kind="read_only",
+    asks=(
+        "When is Hanukkah this year?",
+        "what date is Thanksgiving",
+        "when does Easter fall in 2027",
+        "holiday dates for Diwali",
+    ),
+)
 async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[str, Any]:
     """Find the dates of a named holiday: its whole span when it lasts several days.
 
@@ -85,7 +94,16 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
     return result
 
 
-@declare(pack="calendar", kind="read_only")
+@declare(
+    pack="calendar",
+    kind="read_only",
+    asks=(
+        "what dates are next weekend",
+        "Do we have a room free next weekend?",
+        "book something for January 17-19",
+        "what day is next Friday",
+    ),
+)
 async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict[str, Any]:
     """Turn a date phrase into a hotel-style stay relative to today.
 

@@ -15,8 +15,9 @@ from core.db.engine import Database
 from core.run_context import ROLES, RunContext
 from core.state import Source
 
-Capability = Literal["memory_writer"]
-"""A job the graph gives a tool: `memory_writer` stores durable notes during compaction."""
+Capability = Literal["memory_writer", "result_loader"]
+"""A job the graph gives a tool: `memory_writer` stores durable notes during compaction;
+`result_loader` brings back a tool result the history shows only as a summary."""
 ToolKind = Literal["read_only", "mutating", "delegate"]
 """`delegate`: a meta tool the graph carries out itself (create_plan runs the planner)."""
 
@@ -85,6 +86,9 @@ class Tool:
     provides: frozenset[Capability] = frozenset()
     """Jobs the graph itself gives this tool (e.g. the memory flush writes through the
     `memory_writer`), so generic nodes need not know any pack's tool names."""
+    asks: tuple[str, ...] = ()
+    """A few requests this tool answers, in a person's words: preselection ranks tools by
+    them (with the name and description) before each model call."""
 
     @property
     def read_only(self) -> bool:
@@ -137,12 +141,13 @@ def declare(
     timeout_s: float | None = None,
     summarize_large_results: bool = True,
     provides: Iterable[Capability] = (),
+    asks: Iterable[str] = (),
 ) -> Callable[[ToolFn], Tool]:
     """Declare an async tool function `fn(args: ArgsModel, ctx: ToolContext)` as a `Tool`.
 
     The function name is the tool name and its docstring the description. `kind` defaults
     to "mutating": a tool that does not say it is read-only is treated as one that changes
-    things.
+    things. `asks` are a few requests the tool answers, as a person would write them.
     """
     allowed = frozenset(roles)
     unknown = allowed - set(ROLES)
@@ -171,6 +176,7 @@ def declare(
             timeout_s=timeout_s,
             summarize_large_results=summarize_large_results,
             provides=frozenset(provides),
+            asks=tuple(asks),
         )
 
     return wrap

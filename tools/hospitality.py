@@ -64,7 +64,16 @@ class _Quote:
         }
 
 
-@declare(pack="hospitality", kind="read_only")
+@declare(
+    pack="hospitality",
+    kind="read_only",
+    asks=(
+        "Do we have a room free next weekend?",
+        "is a room available from May 3 to May 5",
+        "check availability for these dates",
+        "any rooms open over the holiday",
+    ),
+)
 async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[str, Any]:
     """Check which hotel room types are free for a stay, and what the stay costs.
 
@@ -99,7 +108,16 @@ async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[
     }
 
 
-@declare(pack="hospitality", kind="mutating", roles=("member", "admin"))
+@declare(
+    pack="hospitality",
+    kind="mutating",
+    roles=("member", "admin"),
+    asks=(
+        "book a room for next weekend",
+        "reserve the double room May 3-5 for Dana",
+        "make a reservation for two nights",
+    ),
+)
 async def create_booking(args: CreateBookingArgs, ctx: ToolContext) -> dict[str, Any]:
     """Book one room of a room type for a stay, if one is free every night.
 

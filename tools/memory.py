@@ -76,7 +76,17 @@ def _note(row: ClientMemoryNote, client: str) -> dict[str, Any]:
     }
 
 
-@declare(pack="memory", kind="mutating", roles=STAFF, provides=["memory_writer"])
+@declare(
+    pack="memory",
+    kind="mutating",
+    roles=STAFF,
+    provides=["memory_writer"],
+    asks=(
+        "remember that Thorinox prefers email",
+        "note for Acme: invoices go to finance",
+        "save this about the client for later",
+    ),
+)
 async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
     """Remember a durable fact about a client for later conversations.
 
@@ -128,7 +138,16 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
     return await run_once(ctx, "remember_client_note", args.model_dump(mode="json"), mutate)
 
 
-@declare(pack="memory", kind="mutating", roles=STAFF)
+@declare(
+    pack="memory",
+    kind="mutating",
+    roles=STAFF,
+    asks=(
+        "forget the note about Thorinox's email preference",
+        "delete that client note",
+        "remove the saved note for Acme",
+    ),
+)
 async def forget_client_note(args: ForgetClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
     """Forget a client note that is wrong or outdated (it is archived, kept for the record).
 

@@ -16,7 +16,17 @@ class LoadPriorSkillResultArgs(BaseModel):
     result_id: int = Field(description="The result_id a summarized tool result gave.", ge=1)
 
 
-@declare(pack="meta", kind="read_only", summarize_large_results=False)
+@declare(
+    pack="meta",
+    kind="read_only",
+    summarize_large_results=False,
+    provides=["result_loader"],
+    asks=(
+        "show the full result of that earlier lookup",
+        "load the whole earlier tool output again",
+        "what did the earlier call return in full",
+    ),
+)
 async def load_prior_skill_result(
     args: LoadPriorSkillResultArgs, ctx: ToolContext
 ) -> dict[str, Any]:

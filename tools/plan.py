@@ -58,7 +58,15 @@ class CreatePlanArgs(BaseModel):
         return "draft_only" if self.auto_execute is False else "auto_execute"
 
 
-@declare(pack="meta", kind="delegate")
+@declare(
+    pack="meta",
+    kind="delegate",
+    asks=(
+        "plan the steps to onboard a new client and then do them",
+        "audit the brands, then fix each one, then report",
+        "work through this multi-step objective",
+    ),
+)
 async def create_plan(args: CreatePlanArgs, ctx: ToolContext) -> dict[str, Any]:
     """Hand a multi-step objective to the planner, which drafts a plan and carries it out.
 

@@ -49,12 +49,19 @@ class ToolRegistry:
             packs.setdefault(tool.pack, []).append(tool)
         return packs
 
-    def openai_schemas(self) -> list[dict[str, Any]]:
-        """Return the function definitions to bind to the chat model (built once)."""
+    def openai_schemas(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Return the function definitions to bind to the chat model (built once).
+
+        Args:
+            names: Only these tools, in this order (unknown names are skipped); None: all.
+        """
         # JSON-schema generation costs about a millisecond per model call otherwise.
         if self._schemas is None:
             self._schemas = [tool.openai_schema() for tool in self._tools.values()]
-        return self._schemas
+        if names is None:
+            return self._schemas
+        by_name = {schema["function"]["name"]: schema for schema in self._schemas}
+        return [by_name[name] for name in names if name in by_name]
 
     def __len__(self) -> int:
         return len(self._tools)

@@ -273,7 +273,8 @@ class AgentRun(Base):
     input_tokens: Mapped[int] = mapped_column(Integer, default=0)
     output_tokens: Mapped[int] = mapped_column(Integer, default=0)
     usage: Mapped[list[Any]] = mapped_column(default=list)
-    """Per model call: {"model", "node", "input_tokens", "output_tokens"}."""
+    """Per model call: {"model", "node", "input_tokens", "output_tokens", "tools"} (the
+    tools the call was offered: why the model did not call X)."""
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     duration_ms: Mapped[float | None] = mapped_column(Float)

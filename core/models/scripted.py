@@ -30,6 +30,7 @@ from langchain_core.messages.tool import (
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from core.models.errors import ModelConfigError
@@ -117,8 +118,7 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """Accept tool definitions (the script decides which tools are called)."""
-        names = [_tool_name(tool) for tool in tools]
-        return self.bind(tool_names=names, **kwargs)
+        return self.bind(tools=[convert_to_openai_tool(tool) for tool in tools], **kwargs)
 
     def _generate(
         self,
@@ -130,7 +130,7 @@ class ScriptedChatModel(BaseChatModel):
         with self._lock:
             call_number = self._cursor + 1
             self._requests.append(list(messages))
-            self._record(messages, kwargs.get("tool_names", []))
+            self._record(messages, [_tool_name(tool) for tool in kwargs.get("tools", [])])
             if self._cursor >= len(self.turns):
                 raise ScriptExhaustedError(
                     f"scripted model {self.source} has {len(self.turns)} turn(s) "

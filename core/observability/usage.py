@@ -1,4 +1,4 @@
-"""Token usage per model call of a run (input/output tokens, model name), for the audit.
+"""Each model call of a run (tokens, model name, the tools offered), for the audit.
 
 langchain-core's `UsageMetadataCallbackHandler` keeps one running sum per model name, and
 only for calls that report both: the audit needs a row per call, in order, with the graph
@@ -34,11 +34,12 @@ class UsageCollector(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        """Note which node calls which model."""
+        """Note which node calls which model, and the tools it was offered."""
         meta = metadata or {}
         self._started[run_id] = {
             "node": meta.get("langgraph_node"),
             "model": meta.get("ls_model_name"),
+            "tools": _tool_names(kwargs.get("invocation_params") or {}),
         }
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
@@ -59,9 +60,21 @@ class UsageCollector(BaseCallbackHandler):
                 "node": started.get("node"),
                 "input_tokens": input_tokens,
                 "output_tokens": output_tokens,
+                "tools": started.get("tools", []),
             }
         )
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Forget a failed call."""
         self._started.pop(run_id, None)
+
+
+def _tool_names(invocation_params: dict[str, Any]) -> list[str]:
+    """The names of the tools a call was bound with, in the order they were offered."""
+    names = []
+    for tool in invocation_params.get("tools") or []:
+        if isinstance(tool, dict):
+            function = tool.get("function") or tool
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                names.append(function["name"])
+    return names

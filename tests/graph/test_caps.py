@@ -59,3 +59,13 @@ async def test_recursion_limit_is_explicit(open_runner) -> None:
     # guard + gather, 6 act→propose→confirm→tools rounds, 3 act+verify attempts, finalize;
     # plus the confirm step of a dismissed proposal and a margin of 4.
     assert config["recursion_limit"] == 1 + (2 + 4 * 6 + 2 * 3 + 1) + 4
+
+
+async def test_a_turn_out_of_time_answers_with_what_its_tools_found(
+    open_runner, write_script
+) -> None:
+    spec = write_script([echo_calls(1), {"content": "too late", "delay_s": 2.0}])
+    result, _, _ = await turn(open_runner, spec, turn_timeout_s=1.0)
+    assert result.status == "capped"
+    assert result.text.startswith("I stopped because this turn took longer than 1 seconds.")
+    assert "echo: echo 0" in result.text and "too late" not in result.text

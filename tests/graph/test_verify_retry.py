@@ -34,7 +34,7 @@ async def test_bold_is_retried_with_feedback_and_the_second_answer_is_posted(
     assert turn.phases() == ["guard", "gather", "act", "verify", "act", "verify", "finalize"]
 
 
-async def test_three_failures_give_the_graceful_failure_saying_what_was_tried(
+async def test_three_failures_give_the_graceful_failure_with_what_the_tools_found(
     open_runner, write_script
 ) -> None:
     spec = write_script(
@@ -52,6 +52,8 @@ async def test_three_failures_give_the_graceful_failure_saying_what_was_tried(
     assert "after 3 attempts" in text
     assert "headings" in text and "blockquotes" in text and "double asterisks" in text
     assert "I looked at: echo" in text
+    # The tool's result is still a fact: the answer shows it rather than nothing.
+    assert "echo: echo rates" in text
     assert turn.phases().count("act") == 4 and turn.phases().count("verify") == 3
     assert "gather" in turn.phases() and turn.phases().count("gather") == 1
 

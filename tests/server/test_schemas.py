@@ -19,6 +19,7 @@ INTERNAL_FIELDS = {
     "turn_timeout_s",
     "tool_timeout_s",
     "verify_max_attempts",
+    "tool_budget",
     "confirmation_ttl_s",
     "input_guard",
     "context_dir",

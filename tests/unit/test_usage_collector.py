@@ -24,9 +24,24 @@ async def test_every_call_is_recorded_with_its_node_even_without_usage() -> None
     # langchain-core's UsageMetadataCallbackHandler keeps one sum per model name: the
     # audit's per-call rows, their order and nodes, and the unreported call would be lost.
     assert collector.calls == [
-        {"model": "m-1", "node": "act", "input_tokens": 120, "output_tokens": 30},
-        {"model": "", "node": "verify", "input_tokens": 0, "output_tokens": 0},
-        {"model": "m-1", "node": "act", "input_tokens": 120, "output_tokens": 30},
+        {"model": "m-1", "node": "act", "input_tokens": 120, "output_tokens": 30, "tools": []},
+        {"model": "", "node": "verify", "input_tokens": 0, "output_tokens": 0, "tools": []},
+        {"model": "m-1", "node": "act", "input_tokens": 120, "output_tokens": 30, "tools": []},
+    ]
+
+
+async def test_each_call_records_the_tools_it_was_offered_in_their_order() -> None:
+    model = GenericFakeChatModel(messages=iter([AIMessage("Hi."), AIMessage("Again.")]))
+    collector = UsageCollector()
+    offered = [
+        {"type": "function", "function": {"name": name, "parameters": {}}}
+        for name in ("resolve_holiday", "resolve_date_hint")
+    ]
+    await model.bind(tools=offered).ainvoke("hello", config={"callbacks": [collector]})
+    await model.ainvoke("hello", config={"callbacks": [collector]})
+    assert [call["tools"] for call in collector.calls] == [
+        ["resolve_holiday", "resolve_date_hint"],
+        [],
     ]
 
 

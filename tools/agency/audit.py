@@ -50,7 +50,15 @@ def _audit_entry(brand: Brand, client: Client, mapped: list[Brand]) -> dict[str,
     }
 
 
-@declare(pack="agency", kind="read_only")
+@declare(
+    pack="agency",
+    kind="read_only",
+    asks=(
+        "which brands have incomplete mappings",
+        "audit the brand destinations",
+        "find brands missing a destination mapping",
+    ),
+)
 async def audit_brand_mappings(args: AuditArgs, ctx: ToolContext) -> dict[str, Any]:
     """Find brands whose destination mapping is incomplete, with how to fix each.
 

@@ -45,7 +45,16 @@ class CreateBrandArgs(MappingArgs):
     name: Annotated[Name, AfterValidator(str.strip)]
 
 
-@declare(pack="agency", kind="mutating", roles=ADMIN)
+@declare(
+    pack="agency",
+    kind="mutating",
+    roles=ADMIN,
+    asks=(
+        "add a new brand Sunny Oats for Thorinox",
+        "create brand Garlic Press on Amazon for Acme",
+        "register a brand for a client",
+    ),
+)
 async def create_brand(args: CreateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
     """Add a brand to a client, optionally with its marketplace and destination mapping.
 
@@ -88,7 +97,16 @@ class UpdateBrandArgs(MappingArgs):
         return self
 
 
-@declare(pack="agency", kind="mutating", roles=ADMIN)
+@declare(
+    pack="agency",
+    kind="mutating",
+    roles=ADMIN,
+    asks=(
+        "change the Garlic Press destination",
+        "update the brand's marketplace",
+        "set the brand mapping for Sunny Oats",
+    ),
+)
 async def update_brand(args: UpdateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
     """Change a brand's marketplace or destination mapping (the fields given; others stay).
 
@@ -130,7 +148,16 @@ class ApplyRemediationArgs(Args):
     default_list_suffix: Name | None = None
 
 
-@declare(pack="agency", kind="mutating", roles=ADMIN)
+@declare(
+    pack="agency",
+    kind="mutating",
+    roles=ADMIN,
+    asks=(
+        "fix the incomplete brand mapping the audit found",
+        "apply the audit's fix to this brand",
+        "remediate the broken brand destinations",
+    ),
+)
 async def apply_remediation(args: ApplyRemediationArgs, ctx: ToolContext) -> dict[str, Any]:
     """Fill in missing brand destination mappings, for one client or all of them.
 

@@ -128,7 +128,15 @@ def _fit(pack: dict[str, Any], max_tokens: int) -> dict[str, Any]:
     return pack
 
 
-@declare(pack="agency", kind="read_only")
+@declare(
+    pack="agency",
+    kind="read_only",
+    asks=(
+        "What do we know about Thorinox?",
+        "give me the background on this client before I start",
+        "client context for Acme",
+    ),
+)
 async def get_client_context(args: ClientContextArgs, ctx: ToolContext) -> dict[str, Any]:
     """Gather one client's context pack within a token budget, before working for them.
 

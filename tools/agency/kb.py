@@ -26,7 +26,16 @@ class SearchKbArgs(BaseModel):
     limit: int = Field(default=5, ge=1, le=20)
 
 
-@declare(pack="agency", kind="read_only")
+@declare(
+    pack="agency",
+    kind="read_only",
+    asks=(
+        "search the KB for the onboarding checklist",
+        "how do we handle a refund request",
+        "what does our SOP say about image refreshes",
+        "find the guide for coupon setup",
+    ),
+)
 async def search_kb(args: SearchKbArgs, ctx: ToolContext) -> dict[str, Any]:
     """Search the knowledge base (SOPs, docs, task templates), best match first.
 

@@ -123,7 +123,15 @@ class ResolveBrandArgs(BaseModel):
     client: NameArg | None = Field(default=None, description="the client that owns the brand")
 
 
-@declare(pack="agency", kind="read_only")
+@declare(
+    pack="agency",
+    kind="read_only",
+    asks=(
+        "look up the client Thorinox",
+        "is Acme one of our clients",
+        "find the client named distx",
+    ),
+)
 async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, Any]:
     """Look up a client by name (case-insensitive, tolerant of typos like "distx").
 
@@ -165,7 +173,15 @@ async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, A
         }
 
 
-@declare(pack="agency", kind="read_only")
+@declare(
+    pack="agency",
+    kind="read_only",
+    asks=(
+        "list the brands of Thorinox",
+        "what brands do we manage on Amazon",
+        "show every brand with its client",
+    ),
+)
 async def lookup_brand(args: LookupBrandArgs, ctx: ToolContext) -> dict[str, Any]:
     """List brands with their client, marketplace and destination mapping.
 
@@ -202,7 +218,15 @@ async def lookup_brand(args: LookupBrandArgs, ctx: ToolContext) -> dict[str, Any
         return {"status": status, "count": len(brands), "brands": brands}
 
 
-@declare(pack="agency", kind="read_only")
+@declare(
+    pack="agency",
+    kind="read_only",
+    asks=(
+        "Which client owns the Garlic Press brand?",
+        "whose brand is Sunny Oats",
+        "where are Garlic Press tasks filed",
+    ),
+)
 async def resolve_brand(args: ResolveBrandArgs, ctx: ToolContext) -> dict[str, Any]:
     """Resolve a brand to its client and destination (where its tasks are filed).
 

@@ -106,7 +106,16 @@ class CreateTaskArgs(Args):
     )
 
 
-@declare(pack="agency", kind="mutating", roles=STAFF)
+@declare(
+    pack="agency",
+    kind="mutating",
+    roles=STAFF,
+    asks=(
+        "Create a task for Thorinox to refresh the Garlic Press images",
+        "add a to-do for Acme to set up the coupon",
+        "make a task to update the listing photos",
+    ),
+)
 async def create_task(args: CreateTaskArgs, ctx: ToolContext) -> dict[str, Any]:
     """Create a client task, grounded in the best-matching SOP.
 
@@ -208,7 +217,16 @@ def _held(client: Client, person: TeamMember, role: str | None = None) -> Any:
     return held if role is None else held.where(Assignment.assignment_role == role)
 
 
-@declare(pack="agency", kind="mutating", roles=ADMIN)
+@declare(
+    pack="agency",
+    kind="mutating",
+    roles=ADMIN,
+    asks=(
+        "assign Dana to Thorinox",
+        "make Sam the account manager for Acme",
+        "put Lee on this client",
+    ),
+)
 async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:
     """Give a team member a role on a client account (e.g. account_manager, designer).
 
@@ -232,7 +250,16 @@ async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any
     return await run_once(ctx, "assign_person", args.model_dump(mode="json"), mutate)
 
 
-@declare(pack="agency", kind="mutating", roles=ADMIN)
+@declare(
+    pack="agency",
+    kind="mutating",
+    roles=ADMIN,
+    asks=(
+        "take Dana off Thorinox",
+        "remove Sam from the Acme account",
+        "unassign Lee from this client",
+    ),
+)
 async def remove_assignment(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:
     """Take a role on a client account away from a team member.
 

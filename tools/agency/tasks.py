@@ -82,7 +82,16 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
     return conditions
 
 
-@declare(pack="agency", kind="read_only")
+@declare(
+    pack="agency",
+    kind="read_only",
+    asks=(
+        "what's still open for Thorinox?",
+        "list the open tasks for Acme",
+        "which tasks are due this week",
+        "show the to-do list for this client",
+    ),
+)
 async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:
     """List tasks, filtered by client, status, assignee, brand and due date.
 

@@ -1,0 +1,110 @@
+"""Tool preselection through the graph: what each model call is offered, and the audit of it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from core.db.models import AgentRun
+from graph.runner import TurnRequest
+from tools.declaration import Tool, ToolContext, declare
+from tools.registry import ToolRegistry, default_registry
+
+HOLIDAY_CALL = {"tool_calls": [{"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}}]}
+ANSWER = {"content": "Hanukkah starts at sundown on 2026-12-04."}
+
+
+class FillerArgs(BaseModel):
+    """Arguments of a filler tool."""
+
+    region: str = ""
+
+
+def filler_tools(count: int) -> list[Tool]:
+    """Tools about other things (warehouse reports), each with its own name and asks."""
+    tools = []
+    for number in range(count):
+
+        async def report(args: FillerArgs, ctx: ToolContext) -> dict[str, Any]:
+            return {"rows": []}
+
+        report.__name__ = f"warehouse_report_{number}"
+        report.__doc__ = f"Report stock levels of warehouse {number} by shelf and pallet."
+        tools.append(
+            declare(
+                pack="filler",
+                kind="read_only",
+                # "year" is in every filler's asks: the query matches all 200 tools.
+                asks=[f"stock levels this year in warehouse {number}", "pallet counts by shelf"],
+            )(report)
+        )
+    return tools
+
+
+def offered(transcript: Path) -> list[list[str]]:
+    """The tools each model call was bound with, in order."""
+    lines = transcript.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["tools"] for line in lines]
+
+
+async def test_a_large_registry_offers_the_budget_with_the_right_tool_first(
+    open_runner, write_script, tmp_path: Path
+) -> None:
+    registry = ToolRegistry([*default_registry().tools(), *filler_tools(179)])
+    assert len(registry) == 200
+    transcript = tmp_path / "requests.jsonl"
+    spec = write_script([HOLIDAY_CALL, ANSWER])
+    async with open_runner(registry, model=spec, scripted_transcript=transcript) as runner:
+        result = await runner.run_turn(
+            TurnRequest("t1", "U1", "When is Hanukkah this year?", today="2026-11-24")
+        )
+    assert result.status == "completed" and result.tool_calls[0].name == "resolve_holiday"
+    first, second = offered(transcript)
+    assert len(first) == 32 and first[0] == "resolve_holiday"
+    assert sum(name.startswith("warehouse_report") for name in first) == 31
+    # The tool the turn called stays offered, first, on the next call.
+    assert second[0] == "resolve_holiday" and len(second) == 32
+
+
+async def test_a_small_registry_offers_every_tool(
+    open_runner, write_script, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "requests.jsonl"
+    spec = write_script([ANSWER])
+    async with open_runner(
+        default_registry(), model=spec, scripted_transcript=transcript
+    ) as runner:
+        await runner.run_turn(TurnRequest("t1", "U1", "thanks!"))
+    [tools] = offered(transcript)
+    assert sorted(tools) == default_registry().names()
+
+
+async def test_a_small_budget_offers_only_matching_tools_and_keeps_the_called_one(
+    open_runner, write_script, tmp_path: Path, workspace, workspace_url
+) -> None:
+    transcript = tmp_path / "requests.jsonl"
+    spec = write_script([HOLIDAY_CALL, ANSWER, ANSWER])
+    async with open_runner(
+        default_registry(),
+        model=spec,
+        scripted_transcript=transcript,
+        tool_budget=3,
+        database_url=workspace_url,
+    ) as runner:
+        await runner.run_turn(
+            TurnRequest("t1", "U1", "When is Hanukkah this year?", today="2026-11-24")
+        )
+        await runner.run_turn(TurnRequest("t2", "U1", "thanks!"))
+    first, second, small_talk = offered(transcript)
+    assert first[0] == "resolve_holiday" and len(first) <= 3
+    assert second[0] == "resolve_holiday"
+    assert small_talk == []  # nothing matches: the model is offered no stranger to call
+    # The audit answers "why didn't it call X": each call's offered tools are on the run row.
+    async with workspace.session() as session:
+        [run] = await session.scalars(select(AgentRun).where(AgentRun.thread_id == "t1"))
+    act_calls = [call for call in run.usage if call["node"] == "act"]
+    assert [call["tools"] for call in act_calls] == [first, second]
