@@ -17,6 +17,12 @@ _SECRET_VALUES = re.compile(
     r"|xox[abposr]-[A-Za-z0-9\-]{10,}"  # Slack tokens
     r"|Bearer\s+[A-Za-z0-9._\-]{16,})"
 )
+_SECRET_PAIRS = re.compile(
+    r"(?i)\b(" + "|".join(sorted(SECRET_FIELDS, key=len, reverse=True)) + r")([\"']?\s*[=:]\s*)"
+    r"(?!\[masked\])(\"[^\"]*\"|'[^']*'|[^\s,;&\"'}]+)"
+)
+"""`password=hunter2`, `token: abc`, `"api_key": "…"` written in free text."""
+_MIN_SECRET_TEXT = 8
 
 
 class Masker:
@@ -31,7 +37,7 @@ class Masker:
 
     def _mask(self, value: Any, depth: int) -> Any:
         if isinstance(value, str):
-            return _SECRET_VALUES.sub(MASK, value) if len(value) >= 16 else value
+            return mask_text(value)
         if depth > 20:
             return value
         if isinstance(value, dict):
@@ -44,3 +50,11 @@ class Masker:
         if isinstance(value, list | tuple):
             return [self._mask(item, depth + 1) for item in value]
         return value
+
+
+def mask_text(text: str) -> str:
+    """Return free text with key-shaped secrets and `name=value` secret pairs masked."""
+    if len(text) < _MIN_SECRET_TEXT:
+        return text
+    text = _SECRET_VALUES.sub(MASK, text)
+    return _SECRET_PAIRS.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
 
 from core.observability import phase_io
+from core.observability.masking import mask_text
 from core.observability.trace_process import ToolCallSpan, TraceProcess
 
 logger = logging.getLogger(__name__)
@@ -296,11 +297,15 @@ def _as_text(value: Any) -> Any:
 
 
 def _portable(error: BaseException) -> BaseException:
-    """The error as the trace shows it, in a form any process can rebuild."""
-    message = str(error) or type(error).__name__
+    """The error as the trace shows it, in a form any process can rebuild.
+
+    Its text becomes the span's status message, which Langfuse's mask never sees: an
+    interrupt is named without its value (the proposal's raw arguments), and any other
+    error's text is masked here.
+    """
     if isinstance(error, GraphBubbleUp):
-        return GraphBubbleUp(message)
-    return RuntimeError(message)
+        return GraphBubbleUp(f"{type(error).__name__}: paused for a person's decision")
+    return RuntimeError(mask_text(str(error) or type(error).__name__))
 
 
 def _call_ids(state: Any) -> list[str]:

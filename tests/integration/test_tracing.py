@@ -270,3 +270,38 @@ async def test_a_killed_tracer_process_leaves_the_agent_unaffected(
     assert result.status == "completed" and result.text == "Two."
     warnings = [r for r in caplog.records if "tracer process" in r.getMessage()]
     assert len(warnings) == 1, warnings
+
+
+@pytest.mark.parametrize("workspace_url", ["sqlite"], indirect=True)
+async def test_planted_secrets_reach_no_span(
+    receiver: OtlpReceiver, make_settings: Callable[..., Settings], workspace_url: str
+) -> None:
+    from tools.agency import mutations
+
+    key = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
+    details = f"rotate the feed; the API key is {key}, password=hunter2"
+    call = ToolCall(
+        "create_task",
+        json.dumps({"client": "Thorinox", "title": "Rotate feed credentials", "details": details}),
+    )
+    async with OpenAIStub(tools(call)) as stub:
+        settings = make_settings(
+            model="openai:gpt-4o-mini",
+            openai_base_url=stub.base_url,
+            model_max_retries=0,
+            database_url=workspace_url,
+        )
+        registry = ToolRegistry(mutations.TOOLS)
+        tracing = tracing_to(receiver.base_url)
+        async with Runner.open(settings, registry, ModelResolver(settings), tracing) as runner:
+            request = TurnRequest(
+                "t-secrets", "U0GRACE", f"Create that task. my password=hunter2 token: {key}"
+            )
+            result = await runner.run_turn(request)
+    assert result.status == "needs_confirmation"
+
+    confirm = one(receiver, "phase-confirm")
+    assert "paused" in str(confirm.attributes.get("langfuse.observation.status_message"))
+    everything = json.dumps([s.attributes for s in receiver.spans])
+    assert key not in everything and "hunter2" not in everything
+    assert "Rotate feed credentials" in everything  # the rest of the call is still traced
