@@ -1,4 +1,4 @@
-"""The local model's answer grammar (a reply or one tool call) and the parser of its output."""
+"""Grammars that hold the local model to a tool's argument schema, and the parser of its output."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ _REPLY_START = re.compile(r'^\s*\{\s*"reply"\s*:\s*"')
 
 
 def answer_schema(tools: list[dict[str, Any]], reply_allowed: bool) -> dict[str, Any]:
-    """Return the JSON schema every answer must match.
+    """Return the JSON schema of an answer: a reply or a call of one of `tools`.
 
     Args:
         tools: The OpenAI tool dicts the model may call.
@@ -50,7 +50,7 @@ def answer_schema(tools: list[dict[str, Any]], reply_allowed: bool) -> dict[str,
                 "type": "object",
                 "properties": {
                     "tool": {"const": fn["name"]},
-                    "args": _args_schema(fn.get("parameters") or {}),
+                    "args": safe_args_schema(fn.get("parameters") or {}),
                 },
                 "required": ["tool", "args"],
                 "additionalProperties": False,
@@ -59,10 +59,13 @@ def answer_schema(tools: list[dict[str, Any]], reply_allowed: bool) -> dict[str,
     return {"anyOf": alternatives}
 
 
-def _args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+def safe_args_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     """Return a grammar-safe version of a tool's parameters, or any object if none exists."""
     # The same tools are bound on every call; their trial conversions are worth keeping.
-    return json.loads(_grammar_safe(json.dumps(parameters, sort_keys=True)))
+    # Key order is kept: the grammar offers properties in it, and the model, greedy, takes
+    # the first it may (a schema's first property is usually the one a message gives).
+    schema: dict[str, Any] = json.loads(_grammar_safe(json.dumps(parameters)))
+    return schema
 
 
 @lru_cache(maxsize=256)
@@ -81,14 +84,6 @@ def _grammar_safe(parameters_json: str) -> str:
     except Exception:
         return json.dumps({"type": "object"})
     return json.dumps(schema)
-
-
-def build_grammar(tools: list[dict[str, Any]], reply_allowed: bool) -> Any:
-    """Compile `answer_schema` into a llama.cpp grammar."""
-    from llama_cpp import LlamaGrammar
-
-    schema = answer_schema(tools, reply_allowed)
-    return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,20 +1,26 @@
-"""How the local model sees a conversation: chat-template messages and a compact tool manual."""
+"""How the local model sees a conversation: chat-template text, tool lines, tool results.
+
+A 135M model follows little of a long system prompt, so each stage gets a short prompt of
+its own (see `local_stages`); these are the pieces they share.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from core.models.local_grammar import inline_refs
+from core.models.local_turn import message_text
 
 TOOL_RESULT_CHARS = 1200
 """Longer tool results are cut: the context window is small and so is the model's attention."""
 DEFAULT_SYSTEM = "You are a helpful assistant."
-BREVITY = "Keep your answers short."
-_DESCRIPTION_CHARS = 240
+_TODAY = re.compile(r"Today is [^\n]*?\d{4}-\d{2}-\d{2}[^.\n]*\.")
+_CONTEXT_HEADER = "Context gathered for this message:"
 
 
 def render_messages(
@@ -24,19 +30,20 @@ def render_messages(
 
     Args:
         messages: The conversation.
-        system_suffix: Text appended to the leading system message (the tool manual).
-        json_mode: Render earlier assistant replies as `{"reply": ...}` so the history shows
-            the model the same format it must answer in.
+        system_suffix: Text appended to the leading system message.
+        json_mode: Show tool calls and earlier replies as JSON (`{"tool": ..., "args": ...}`,
+            `{"reply": ...}`); otherwise tool calls are left out (their results name the
+            tool) and replies are plain text, so a plain-text answer does not imitate JSON.
 
     Returns:
-        `{"role", "content"}` dicts: one leading system message when there is any system
-        text, tool calls as assistant JSON and tool results as user messages.
+        `{"role", "content"}` dicts: one leading system message, tool results as user
+        messages `Tool result (<name>): ...`.
     """
     leading: list[str] = []
     body: list[dict[str, str]] = []
     tool_names: dict[str, str] = {}
     for message in messages:
-        text = _text(message)
+        text = message_text(message)
         if isinstance(message, SystemMessage):
             if body:
                 body.append({"role": "system", "content": text})
@@ -44,18 +51,18 @@ def render_messages(
                 leading.append(text)
         elif isinstance(message, AIMessage):
             lines = []
-            if message.tool_calls:
-                for call in message.tool_calls:
-                    if call.get("id"):
-                        tool_names[str(call["id"])] = call["name"]
+            for call in message.tool_calls:
+                if call.get("id"):
+                    tool_names[str(call["id"])] = call["name"]
+                if json_mode:
                     lines.append(_dumps({"tool": call["name"], "args": call.get("args", {})}))
-            elif text:
+            if text and not message.tool_calls:
                 lines.append(_dumps({"reply": text}) if json_mode else text)
             if lines:
                 body.append({"role": "assistant", "content": "\n".join(lines)})
         elif isinstance(message, ToolMessage):
             name = message.name or tool_names.get(message.tool_call_id, "tool")
-            body.append({"role": "user", "content": f"Tool result ({name}): {_cut(text)}"})
+            body.append({"role": "user", "content": f"Tool result ({name}): {result_text(text)}"})
         elif isinstance(message, HumanMessage):
             body.append({"role": "user", "content": text})
         else:
@@ -66,16 +73,89 @@ def render_messages(
     return [{"role": "system", "content": system or DEFAULT_SYSTEM}, *body]
 
 
-def _text(message: BaseMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    parts = []
-    for block in message.content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "".join(parts)
+def chatml(chat: Sequence[dict[str, str]], *, answer_prefix: str = "") -> str:
+    """Apply SmolLM2's chat template and open the assistant's answer.
+
+    Args:
+        chat: `{"role", "content"}` messages.
+        answer_prefix: Text the answer starts with (part of the prompt, not generated).
+    """
+    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in chat)
+    return f"{turns}<|im_start|>assistant\n{answer_prefix}"
+
+
+def result_text(content: str) -> str:
+    """Show a tool result to the model: JSON as indented `key: value` lines, cut to size.
+
+    The 135M model copies values out of `key: value` lines far more often than out of JSON.
+    """
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return _cut(content)
+    if not isinstance(data, dict | list):
+        return _cut(content)
+    return _cut("\n" + "\n".join(_lines(data, "")))
+
+
+def argument_lines(tool: dict[str, Any]) -> list[str]:
+    """One line per argument: `- name (optional): its description`."""
+    schema = inline_refs(tool["function"].get("parameters") or {})
+    required = set(schema.get("required") or [])
+    lines = []
+    for name, prop in (schema.get("properties") or {}).items():
+        description = str(prop.get("description") or "") if isinstance(prop, dict) else ""
+        mark = "" if name in required else " (optional)"
+        lines.append(f"- {name}{mark}" + (f": {description}" if description else ""))
+    return lines
+
+
+def summary_line(tool: dict[str, Any]) -> str:
+    """The first line of a tool's description (its name when it has none)."""
+    fn = tool["function"]
+    text = str(fn.get("description") or "").strip().split("\n", 1)[0]
+    return text or str(fn["name"]).replace("_", " ")
+
+
+def today_line(system: str) -> str:
+    """The "Today is ..." sentence of the graph's system prompt, or ""."""
+    match = _TODAY.search(system)
+    return match.group(0) if match else ""
+
+
+def context_lines(system: str) -> list[str]:
+    """The entries of the system prompt's context block (`- [kind] reference: excerpt`)."""
+    _, found, block = system.partition(_CONTEXT_HEADER)
+    if not found:
+        return []
+    return [line for line in block.splitlines() if line.startswith("- [")]
+
+
+def identity(system: str) -> str:
+    """The first paragraph of the system prompt (who the assistant is), or a neutral one."""
+    first = system.strip().split("\n\n", 1)[0].strip()
+    return first or DEFAULT_SYSTEM
+
+
+def _lines(node: Any, indent: str) -> list[str]:
+    """YAML-like lines: `key: value`, nested blocks indented, list items after `- `."""
+    out: list[str] = []
+    items = node.items() if isinstance(node, dict) else ((None, item) for item in node)
+    for key, value in items:
+        if key is None and isinstance(value, dict) and value:
+            # A list of objects: the item's first field goes on its dash line.
+            inner = _lines(value, indent + "  ")
+            out.append(f"{indent}- {inner[0].lstrip()}")
+            out.extend(inner[1:])
+            continue
+        label = f"{indent}{key}:" if key is not None else f"{indent}-"
+        if isinstance(value, dict | list) and value:
+            out.append(label)
+            out.extend(_lines(value, indent + "  "))
+        else:
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            out.append(f"{label} {shown}")
+    return out
 
 
 def _cut(text: str, limit: int = TOOL_RESULT_CHARS) -> str:
@@ -86,67 +166,3 @@ def _cut(text: str, limit: int = TOOL_RESULT_CHARS) -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-
-
-def tool_manual(tools: list[dict[str, Any]], choice: str | None, reply_allowed: bool) -> str:
-    """Describe the answer format and the callable tools in a few compact lines."""
-    lines = [BREVITY, "Answer with exactly one JSON object."]
-    if reply_allowed:
-        # A placeholder such as "<your answer>" gets copied verbatim by a 135M model.
-        lines.append('To answer the user directly, write {"reply": ...} in your own words.')
-    if not tools:
-        return "\n".join(lines)
-    lines.append(
-        'To call a tool: {"tool": "<tool name>", "args": {<arguments>}} '
-        "(the tool result comes back in the next message)"
-    )
-    if reply_allowed:
-        lines.append("When a tool result answers the question, reply with it.")
-    if not reply_allowed:
-        if choice not in (None, "auto", "required", "none"):
-            lines.append(f"Call the tool {choice} now.")
-        else:
-            lines.append("Call one of the tools now.")
-    lines.append("Tools:")
-    for tool in tools:
-        fn = tool["function"]
-        description = " ".join(str(fn.get("description") or "").split())
-        if len(description) > _DESCRIPTION_CHARS:
-            description = description[: _DESCRIPTION_CHARS - 1] + "…"
-        signature = _signature(fn.get("parameters") or {})
-        lines.append(f"- {fn['name']}({signature})" + (f": {description}" if description else ""))
-    return "\n".join(lines)
-
-
-def _signature(parameters: dict[str, Any]) -> str:
-    """Render a parameters schema as `name: type, other?: type`."""
-    schema = inline_refs(parameters)
-    required = set(schema.get("required", []))
-    parts = []
-    for name, prop in (schema.get("properties") or {}).items():
-        mark = "" if name in required else "?"
-        parts.append(f"{name}{mark}: {_type_name(prop)}")
-    return ", ".join(parts)
-
-
-def _type_name(schema: Any) -> str:
-    if not isinstance(schema, dict):
-        return "any"
-    if "const" in schema:
-        return json.dumps(schema["const"])
-    if "enum" in schema:
-        return "|".join(json.dumps(value) for value in schema["enum"])
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return "|".join(_type_name(alt) for alt in schema[key])
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return "|".join(str(k) for k in kind)
-    if kind == "array":
-        return f"{_type_name(schema.get('items', {}))}[]"
-    if kind == "string" and schema.get("format"):
-        return f"string ({schema['format']})"
-    return str(kind or "any")
-
-
-# --- grammar -------------------------------------------------------------------------------

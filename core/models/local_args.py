@@ -1,0 +1,241 @@
+"""The grammar of one tool call whose values are copied from the conversation.
+
+Left to fill a string freely the 135M model invents ("truc_truc_truc", a year from its
+training data) far more often than it copies. So each value must be something the turn
+said: a string is a span of the person's message or a value of a tool result, a number or
+a date one they contain, an optional enum value one the message names. An optional argument
+nothing in the turn can fill is left out, so the tool's default applies.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+from core.models.local_grammar import answer_schema, safe_args_schema
+from core.models.local_prompt import today_line
+from core.models.local_turn import Turn
+
+MAX_SPAN_WORDS = 8
+MAX_SPAN_SOURCE_WORDS = 60
+"""Spans are taken from the message's first words only: the grammar grows with their square."""
+MAX_VALUE_CHARS = 300
+_NUMBER_TEXT = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?![\w-])")
+_DATE_TEXT = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY_MONTH = re.compile(
+    rf"\b(?:{_MONTH}\s+(\d{{1,2}})|(\d{{1,2}})\s+{_MONTH})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b",
+    re.IGNORECASE,
+)
+_EDGE = " \t\n\"'`.,;:!?()[]{}<>"
+
+
+@dataclass(frozen=True)
+class Pools:
+    """The values a call may copy."""
+
+    spans: tuple[str, ...]
+    names: tuple[str, ...]
+    """Spans that read as names (a capitalized word not opening the message, a number) and
+    tool result values: what an optional string may take."""
+    numbers: tuple[str, ...]
+    dates: tuple[str, ...]
+    text: str
+    """Everything the values come from, casefolded (for matching enum values)."""
+
+
+def pools(turn: Turn) -> Pools:
+    """Collect the copyable values of `turn`: its message and this turn's tool results."""
+    leaves = [leaf for result in turn.results for leaf in result.leaves()]
+    strings = [leaf for leaf in leaves if isinstance(leaf, str)]
+    results = [s[:MAX_VALUE_CHARS] for s in strings if s.strip()]
+    spans = _spans(turn.ask)
+    names = [s for s in spans if _name_like(s, turn.ask)]
+    numbers = _NUMBER_TEXT.findall(turn.ask) + [
+        json.dumps(leaf) for leaf in leaves if isinstance(leaf, int | float)
+    ]
+    dates = _DATE_TEXT.findall(turn.ask) + _named_dates(turn.ask, _today(turn.system))
+    dates += [s for s in strings if _DATE_TEXT.fullmatch(s)]
+    text = " ".join([turn.ask, *strings]).casefold()
+    return Pools(
+        _unique(spans + results), _unique(names + results), _unique(numbers), _unique(dates), text
+    )
+
+
+def call_grammar(tool: dict[str, Any], values: Pools) -> Any:
+    """Return the grammar of `{"tool": <name>, "args": {...}}` with values from `values`.
+
+    The tool's schema is compiled once per set of fillable arguments (cached); each
+    property to copy holds a marker there, replaced by a rule listing this turn's values.
+    """
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    fn = tool["function"]
+    copier = _Copier(values)
+    schema = copier.schema(safe_args_schema(fn.get("parameters") or {}))
+    gbnf = _compiled(json.dumps({"name": fn["name"], "parameters": schema}))
+    for marker, texts in copier.markers.items():
+        rule = marker.strip("@")
+        gbnf = gbnf.replace(_literal(json.dumps(marker)), rule)
+        gbnf += f"\n{rule} ::= {' | '.join(_literal(text) for text in texts)}"
+    return LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+def without_repeats(args: dict[str, Any], tool: dict[str, Any]) -> dict[str, Any]:
+    """Drop optional string arguments whose value is part of another argument's value.
+
+    The model, once it has copied a name, tends to copy it (or a piece of it) again into
+    every optional argument that takes one ("brand": "Thorinox" next to "client":
+    "Thorinox", "client": "Press" next to "brand": "Garlic Press").
+    """
+    required = set((tool["function"].get("parameters") or {}).get("required") or [])
+    claimed: list[str] = []
+    kept = {}
+    # Required arguments claim their values first, then optional ones in the order given.
+    for name in sorted(args, key=lambda n: n not in required):
+        value = args[name]
+        text = value.casefold() if isinstance(value, str) else None
+        if text is not None and name not in required and any(text in c for c in claimed):
+            continue
+        if text is not None:
+            claimed.append(text)
+        kept[name] = value
+    return {name: kept[name] for name in args if name in kept}
+
+
+class _Copier:
+    """Rewrites an argument schema so that each value is one the turn holds."""
+
+    def __init__(self, values: Pools) -> None:
+        self._values = values
+        self.markers: dict[str, tuple[str, ...]] = {}
+        """Each marker (a one-value enum in the schema) and the JSON texts it stands for."""
+
+    def schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """`schema` with copyable properties marked and unfillable optional ones dropped."""
+        required = set(schema.get("required") or [])
+        properties = {}
+        for name, prop in (schema.get("properties") or {}).items():
+            copied = self._property(prop, name in required)
+            if copied is not None:
+                properties[name] = copied
+        kept = [name for name in required if name in properties]
+        return {**schema, "properties": properties, "required": kept}
+
+    def _property(self, prop: dict[str, Any], required: bool) -> dict[str, Any] | None:
+        """The copy-constrained schema of one property; None to leave it out."""
+        values = self._values
+        alternatives = [a for a in prop.get("anyOf", [prop]) if a.get("type") != "null"]
+        kinds = {str(a.get("type")) for a in alternatives}
+        enum = [v for a in alternatives for v in a.get("enum", [])]
+        if enum:
+            named = [v for v in enum if _mentioned(v, values.text)]
+            return {"enum": named} if named else (prop if required else None)
+        literals: tuple[str, ...] = ()
+        if kinds == {"string"}:
+            literals = tuple(
+                json.dumps(t, ensure_ascii=False) for t in self._texts(alternatives, required)
+            )
+        elif kinds == {"integer"}:
+            literals = tuple(n for n in values.numbers if "." not in n)
+        elif kinds and kinds <= {"integer", "number"}:
+            literals = values.numbers
+        # Lists, objects, flags and patterned strings are not copied; the model fills them
+        # only when it must.
+        if not literals:
+            return prop if required else None
+        marker = f"@@copied-{len(self.markers)}@@"
+        self.markers[marker] = literals
+        return {"enum": [marker]}
+
+    def _texts(self, alternatives: list[dict[str, Any]], required: bool) -> tuple[str, ...]:
+        """The strings a string property may take: dates, or spans within its length."""
+        if any(a.get("format") == "date" for a in alternatives):
+            return self._values.dates
+        if any("pattern" in a or "format" in a for a in alternatives):
+            return ()
+        low = max(int(a.get("minLength", 1)) for a in alternatives)
+        high = min(int(a.get("maxLength", MAX_VALUE_CHARS)) for a in alternatives)
+        pool = self._values.spans if required else self._values.names
+        return tuple(s for s in pool if low <= len(s) <= high)
+
+
+@lru_cache(maxsize=256)
+def _compiled(function_json: str) -> str:
+    """GBNF of one call; the same tool, with the same arguments fillable, repeats."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    function = json.loads(function_json)
+    schema = answer_schema([{"function": function}], reply_allowed=False)["anyOf"][0]
+    return str(json_schema_to_gbnf(json.dumps(schema)))
+
+
+def _today(system: str) -> date | None:
+    """The run's date, from the system prompt's "Today is ... YYYY-MM-DD" sentence."""
+    found = _DATE_TEXT.search(today_line(system))
+    return date.fromisoformat(found.group(0)) if found else None
+
+
+def _named_dates(text: str, today: date | None) -> list[str]:
+    """ISO dates for "December 18" / "18 Dec 2027" in `text`; without a year, the next one.
+
+    The grammar can only take a date the turn holds, and a person writes month names.
+    """
+    found = []
+    for match in _DAY_MONTH.finditer(text):
+        month_name, day, day_first, month_after, year = match.groups()
+        month = _MONTHS.index((month_name or month_after).casefold()[:3]) + 1
+        try:
+            if year:
+                found.append(date(int(year), month, int(day or day_first)).isoformat())
+            elif today is not None:
+                when = date(today.year, month, int(day or day_first))
+                if when < today:
+                    when = when.replace(year=today.year + 1)
+                found.append(when.isoformat())
+        except ValueError:
+            continue  # "February 30"
+    return found
+
+
+def _name_like(span: str, message: str) -> bool:
+    """A span starting with a capitalized word that does not open the message, or a number.
+
+    Optional arguments narrow a lookup to a client, a brand, a person, a place: the message
+    names those with proper nouns, while its other words fill them with noise.
+    """
+    first = span.split()[0]
+    opens = message.lstrip(_EDGE).startswith(first)
+    return any(c.isdigit() for c in first) or (first[:1].isupper() and not opens)
+
+
+def _mentioned(value: Any, text: str) -> bool:
+    words = str(value).casefold().replace("_", " ")
+    return bool(words) and re.search(rf"\b{re.escape(words)}\b", text) is not None
+
+
+def _spans(text: str) -> list[str]:
+    """Word n-grams of `text` (edge punctuation stripped), longest first, and `text` itself."""
+    words = text.split()[:MAX_SPAN_SOURCE_WORDS]
+    spans = [text.strip(_EDGE)[:MAX_VALUE_CHARS]] if len(text) <= MAX_VALUE_CHARS else []
+    for size in range(min(MAX_SPAN_WORDS, len(words)), 0, -1):
+        for start in range(len(words) - size + 1):
+            span = " ".join(words[start : start + size]).strip(_EDGE)
+            if span:
+                spans.append(span)
+    return spans
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(item for item in items if item))
+
+
+def _literal(text: str) -> str:
+    """A GBNF string literal matching `text` exactly."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'

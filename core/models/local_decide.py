@@ -1,0 +1,220 @@
+"""Stage one of a local-model answer: reply, or call one of the first two offered tools.
+
+A 135M model cannot pick among JSON schemas, and asked outright ("which tool?") it answers
+near chance. What it does measurably well is tell how likely a text is after a prefix, so the
+decision compares log-likelihoods of the person's message (nats, base e):
+
+- small talk: the message after a list of small-talk messages versus after a list of
+  requests (on the reference asks and 25 small-talk lines this separates every one);
+- which tool: the message after each tool's one-line description.
+
+Each is added to a prior that matches how the graph offers tools: they are bound best-first,
+so on the first call the first tool wins unless the model clearly prefers the second; after a
+tool result a reply wins unless an offered tool not yet called can be filled from the results
+(a chain, e.g. `resolve_date_hint` → `get_availability`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from core.models.local_prompt import summary_line
+from core.models.local_turn import Turn
+
+REPLY = "reply"
+ASK_WORDS = 12
+"""Only the message's first words are scored. Log-likelihoods add up over tokens, so a long
+message would otherwise stretch every margin below; and its opening tells small talk from a
+request, or one tool from another, as well as the rest."""
+RANK_GAP = 4.0
+"""How many nats more likely the message must be under the second tool than the first."""
+SMALL_TALK_BAR = 0.5
+"""Small-talk margin above which the message is answered, not looked up; measured margins
+were at most -0.7 for requests and at least 1.7 for small talk."""
+MAX_CLAUSES = 3
+_CLAUSE = re.compile(r"[.!?;,:]+|\band\b", re.IGNORECASE)
+CHAIN_PRIOR = 3.0
+"""Prior of a chained call whose required arguments the tool results hold; the model's
+preference can only overrule it when the tool already called explains the message better
+by more than this."""
+SMALL_TALK = ("thanks a lot!", "hi!", "great, that's perfect", "good morning :)", "you rock")
+REQUESTS = (
+    "What's the weather in Paris tomorrow?",
+    "show me the files in the shared drive",
+    "email Bob the minutes",
+    "find folders with broken sharing settings",
+    "when is the next team offsite?",
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One option of the decision and why it scored what it did."""
+
+    name: str
+    """`reply` or a tool name."""
+    score: float | None
+    """Higher wins; None: ruled out."""
+    why: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of stage one."""
+
+    tool: dict[str, Any] | None
+    """The OpenAI tool dict to call, or None to reply."""
+    candidates: tuple[Candidate, ...]
+    input_tokens: int = 0
+    """Tokens the scoring read (each scored prefix and message counted in full)."""
+
+    def trace(self) -> list[dict[str, Any]]:
+        """The candidates as plain data, for `response_metadata["local_decision"]`."""
+        return [
+            {"name": c.name, "score": None if c.score is None else round(c.score, 2), "why": c.why}
+            for c in self.candidates
+        ]
+
+
+class Scorer(Protocol):
+    """What the decision needs of the model (`local_scoring.ContinuationScorer`)."""
+
+    def tokens(self, text: str) -> list[int]:
+        """Tokenize `text`."""
+        ...
+
+    def loglik(self, prefix: list[int], continuation: list[int]) -> float:
+        """Return log P(continuation | prefix)."""
+        ...
+
+
+class Decider:
+    """Scores the candidates of one call with the model's log-likelihoods."""
+
+    def __init__(self, scorer: Scorer) -> None:
+        """Use `scorer` (and so its model) for every likelihood."""
+        self._scorer = scorer
+        self._read = 0
+
+    def decide(self, turn: Turn, tools: list[dict[str, Any]], choice: str | None) -> Decision:
+        """Choose between a reply and the first two of `tools` (bound order is rank).
+
+        Args:
+            turn: The conversation's current turn.
+            tools: The tools this call may use under `choice`, best first.
+            choice: The normalized tool_choice (None, "auto", "required", "none", a name).
+
+        Returns:
+            The decision, with every candidate's score.
+        """
+        self._read = 0
+        if choice == "none" or not tools:
+            return Decision(None, (Candidate(REPLY, None, "no tool may be called"),))
+        if choice not in (None, "auto", "required"):
+            named = Candidate(tools[0]["function"]["name"], None, "tool_choice")
+            return Decision(tools[0], (named,))
+        reply_allowed = choice != "required"
+        if turn.answered and reply_allowed:
+            candidates = self._after_results(turn, tools)
+        else:
+            candidates = self._ranked(turn, tools[:2])
+            if reply_allowed:
+                candidates.insert(0, self._small_talk(turn))
+        scored = [c for c in candidates if c.score is not None]
+        best = max(scored, key=lambda c: c.score or 0.0).name if scored else REPLY
+        by_name = {tool["function"]["name"]: tool for tool in tools}
+        return Decision(by_name.get(best), tuple(candidates), self._read)
+
+    def _ranked(self, turn: Turn, top: list[dict[str, Any]]) -> list[Candidate]:
+        """The first two tools: rank prior, and the second's likelihood edge over the first."""
+        first = top[0]["function"]["name"]
+        if len(top) == 1:
+            return [Candidate(first, 0.0, "rank 1")]
+        edge = self._purpose(turn, top[1]) - self._purpose(turn, top[0])
+        return [
+            Candidate(first, 0.0, "rank 1"),
+            Candidate(
+                top[1]["function"]["name"],
+                edge - RANK_GAP,
+                f"rank 2: message likelihood {edge:+.2f} vs rank 1, minus {RANK_GAP}",
+            ),
+        ]
+
+    def _small_talk(self, turn: Turn) -> Candidate:
+        """Reply when every clause of the message reads as small talk.
+
+        "thanks! and can you list the open tasks?" opens like small talk; its second clause
+        does not. The clauses are scored under one list, then the other, so each list's
+        prefix is evaluated once.
+        """
+        parts = _clauses(turn.ask)
+        small = [self._examples(part, SMALL_TALK) for part in parts]
+        margin = min(
+            s - self._examples(part, REQUESTS) for s, part in zip(small, parts, strict=True)
+        )
+        return Candidate(REPLY, margin - SMALL_TALK_BAR, f"small talk {margin:+.2f} vs requests")
+
+    def _after_results(self, turn: Turn, tools: list[dict[str, Any]]) -> list[Candidate]:
+        """After a tool result: reply, or chain to an offered tool not called yet.
+
+        A chain needs a tool whose required arguments all are top-level values of this
+        turn's results, at least one of them news (not in the message): the results made
+        the call possible, as dates from `resolve_date_hint` make `get_availability`.
+        """
+        candidates = [Candidate(REPLY, 0.0, "a tool result arrived")]
+        fresh = [t for t in tools if t["function"]["name"] not in turn.called][:2]
+        given = turn.result_values()
+        by_name = {tool["function"]["name"]: tool for tool in tools}
+        # The tool that answered is normally still offered; if not, its name stands in.
+        answered_by = turn.called[-1] if turn.called else turn.results[-1].name
+        last = by_name.get(answered_by, {"function": {"name": answered_by}})
+        for tool in fresh:
+            name = tool["function"]["name"]
+            required = (tool["function"].get("parameters") or {}).get("required") or []
+            unfilled = [arg for arg in required if arg not in given]
+            if not required or unfilled:
+                why = f"results lack {', '.join(unfilled)}" if unfilled else "needs nothing"
+                candidates.append(Candidate(name, None, why))
+                continue
+            if all(str(given[arg]).casefold() in turn.ask.casefold() for arg in required):
+                # Everything it needs was in the message: not a next step the results opened.
+                candidates.append(Candidate(name, None, "the message already held its arguments"))
+                continue
+            edge = self._purpose(turn, tool) - self._purpose(turn, last)
+            candidates.append(
+                Candidate(
+                    name,
+                    CHAIN_PRIOR + edge,
+                    f"chain: results hold its arguments; likelihood {edge:+.2f} vs the tool called",
+                )
+            )
+        return candidates
+
+    def _purpose(self, turn: Turn, tool: dict[str, Any]) -> float:
+        """The message's log-likelihood after "The assistant can: <the tool's description>"."""
+        prefix = f"<|im_start|>system\nThe assistant can: {summary_line(tool)}<|im_end|>\n"
+        return self._loglik(f"{prefix}<|im_start|>user\n", f"{_ask(turn)}<|im_end|>")
+
+    def _examples(self, text: str, examples: tuple[str, ...]) -> float:
+        """The log-likelihood of `text` as the next line of a list of example messages."""
+        listed = "".join(f"- {example}\n" for example in examples)
+        return self._loglik(f"<|im_start|>Messages:\n{listed}- ", f"{text}\n")
+
+    def _loglik(self, prefix: str, continuation: str) -> float:
+        scorer = self._scorer
+        prefix_tokens, tokens = scorer.tokens(prefix), scorer.tokens(continuation)
+        self._read += len(prefix_tokens) + len(tokens)
+        return scorer.loglik(prefix_tokens, tokens)
+
+
+def _ask(turn: Turn) -> str:
+    """The message as scored: its first words on one line ("..." for an empty message)."""
+    return " ".join(turn.ask.split()[:ASK_WORDS]) or "..."
+
+
+def _clauses(text: str) -> list[str]:
+    """The message's first clauses (split at punctuation and "and"), each cut short."""
+    parts = [" ".join(p.split()[:ASK_WORDS]) for p in _CLAUSE.split(text) if p.strip()]
+    return parts[:MAX_CLAUSES] or ["..."]

