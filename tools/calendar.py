@@ -48,6 +48,7 @@ class ResolveDateHintArgs(BaseModel):
         "what date is Thanksgiving",
         "when does Easter fall in 2027",
         "holiday dates for Diwali",
+        "one night during Hanukkah",
     ),
 )
 async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -100,7 +101,7 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
     asks=(
         "what dates are next weekend",
         "Do we have a room free next weekend?",
-        "book something for January 17-19",
+        "which dates is the weekend after next",
         "what day is next Friday",
     ),
 )

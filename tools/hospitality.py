@@ -72,6 +72,8 @@ class _Quote:
         "is a room available from May 3 to May 5",
         "check availability for these dates",
         "any rooms open over the holiday",
+        "what are the room rates in March",
+        "is the Queen room free on those dates",
     ),
 )
 async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -65,6 +65,7 @@ class CreatePlanArgs(BaseModel):
         "plan the steps to onboard a new client and then do them",
         "audit the brands, then fix each one, then report",
         "work through this multi-step objective",
+        "plan the onboarding of a brand and let me review the plan first",
     ),
 )
 async def create_plan(args: CreatePlanArgs, ctx: ToolContext) -> dict[str, Any]:

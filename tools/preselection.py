@@ -3,7 +3,7 @@
 Only the best `budget` tools are offered to the model. The ranking is BM25 (`bm25s`) over
 what each tool declares: its name, its description's first paragraph and the example asks
 of its declaration. The query is the person's message plus a word for each kind of source
-gather found (a mentioned client or brand, a KB hit) and for a date phrase. Tools the turn
+gather found (a mentioned client or brand). Tools the turn
 already needs stay whatever their rank. The model still decides: this only narrows what it
 is offered, so a small model is not asked to read dozens of schemas and a large registry
 does not cost every call its whole schema list.
@@ -14,23 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date
 
 import bm25s
 
 from core.db.search import terms
 from core.state import Source
-from tools.date_hints import parse_date_hint
 from tools.declaration import Tool
 
 _K1 = 1.2
 _B = 0.5
 _NAME_WEIGHT = 3
 _ASK_WEIGHT = 2
-_SOURCE_WORDS = {"client": "client", "brand": "brand", "kb": "kb guide"}
-"""Words a gathered source adds to the query: what the message points at in the workspace."""
-_DATE_WORDS = "date dates day"
-_PHRASE = re.compile(r"\b(?:next|this|last|coming)\s+\w+|\b\w+\s+\d{1,2}(?:\s*-\s*\d{1,2})?\b")
+_SOURCE_WORDS = {"client": "client", "brand": "brand"}
+"""Words a gathered source adds to the query: what the message names in the workspace. A KB
+hit is no signal (the search finds some document for almost any message)."""
 
 
 @dataclass(frozen=True)
@@ -101,22 +98,9 @@ class ToolRanker:
 
 
 def turn_query(message: str, sources: Iterable[Source]) -> str:
-    """Return the ranking query: the message, plus words for its sources and date phrases."""
+    """Return the ranking query: the message, plus a word for each kind of source it names."""
     extra = {_SOURCE_WORDS[s["type"]] for s in sources if s.get("type") in _SOURCE_WORDS}
-    if _has_date_phrase(message):
-        extra.add(_DATE_WORDS)
     return " ".join([message, *sorted(extra)])
-
-
-def _has_date_phrase(message: str) -> bool:
-    """Whether some short phrase of the message reads as a date or a date range."""
-    for match in _PHRASE.finditer(message):
-        try:
-            parse_date_hint(match.group(0), date.today())  # only whether it parses
-        except ValueError:
-            continue
-        return True
-    return False
 
 
 def _document(tool: Tool) -> str:

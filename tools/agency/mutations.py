@@ -114,6 +114,7 @@ class CreateTaskArgs(Args):
         "Create a task for Thorinox to refresh the Garlic Press images",
         "add a to-do for Acme to set up the coupon",
         "make a task to update the listing photos",
+        "new task for Acme: set up the lightning deal",
     ),
 )
 async def create_task(args: CreateTaskArgs, ctx: ToolContext) -> dict[str, Any]:
