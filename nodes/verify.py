@@ -74,8 +74,15 @@ class Verify:
         results = [m for m in turn if isinstance(m, ToolMessage) and self._mutating(m.name or "")]
         changes = [m.name or "" for m in results if m.additional_kwargs.get("outcome") == "ok"]
         failed = [m.name or "" for m in results if m.additional_kwargs.get("outcome") in NOT_DONE]
-        called = sum(1 for m in turn if isinstance(m, ToolMessage))
-        return Evidence(question, state.get("sources", []), changes, called, failed)
+        answered = [m for m in turn if isinstance(m, ToolMessage)]
+        return Evidence(
+            question,
+            state.get("sources", []),
+            changes,
+            len(answered),
+            failed,
+            tool_text=" ".join(m.text for m in answered),
+        )
 
     def _mutating(self, name: str) -> bool:
         if self._registry is None:

@@ -95,6 +95,8 @@ class Evidence:
     tools_called: int = 0
     failed_changes: Sequence[str] = field(default_factory=tuple)
     """Mutating tools of this turn that did not run: rejected, refused, failed, not confirmed."""
+    tool_text: str = ""
+    """What this turn's tools returned: words an answer took from them need no source."""
 
 
 def check(text: str, evidence: Evidence | None = None) -> list[str]:
@@ -146,7 +148,11 @@ def unbacked_claim(text: str, evidence: Evidence) -> str | None:
 def _uncited(text: str, evidence: Evidence) -> list[str]:
     lowered = text.casefold()
     answer_words = set(terms(text))
-    asked = set(terms(evidence.question))
+    # Words the question or this turn's tool results hold are not evidence that a source
+    # was used: the workspace's documents and its tools speak of the same things.
+    asked = set(terms(evidence.question)) | {
+        w.casefold() for w in re.findall(r"\w+", evidence.tool_text)
+    }
     issues = []
     for source in evidence.sources:
         if source["type"] not in CITABLE_TYPES:

@@ -72,6 +72,19 @@ def test_an_answer_using_a_document_must_cite_it() -> None:
     assert check("I don't know the cap; shall I ask the team?", evidence) == []
 
 
+def test_words_this_turns_tools_returned_need_no_citation() -> None:
+    from screening.answer_checks import Evidence
+
+    # The task list and the document share their words; the answer took them from the tool.
+    tool_text = '{"tasks": [{"title": "Thorinox coupons capped at fifteen percent, approval '
+    tool_text += 'from the account lead"}]}'
+    evidence = Evidence(
+        question="What is open for Thorinox?", sources=EVIDENCE_SOURCES, tool_text=tool_text
+    )
+    answer = "Open: Thorinox coupons capped at fifteen percent, approval from the account lead."
+    assert check(answer, evidence) == []
+
+
 @pytest.mark.parametrize(
     "claim",
     [
