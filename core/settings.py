@@ -14,12 +14,12 @@ CheckpointRetention = Literal["latest", "all"]
 GuardMode = Literal["off", "log", "warn", "block"]
 """Prompt-injection screening: off, log (a debug line), warn (a warning) or block (refuse)."""
 DEFAULT_CONTEXT_WINDOW = 128_000
+"""Tokens a hosted model accepts per request when nothing else says."""
 DEFAULT_VERIFY_ATTEMPTS = 3
 LOCAL_VERIFY_ATTEMPTS = 2
 DEFAULT_TOOL_BUDGET = 32
 LOCAL_TOOL_BUDGET = 3
 """A 135M model cannot choose among many JSON schemas; it is offered the best three."""
-"""Tokens a hosted model accepts per request when nothing else says."""
 
 
 class LangfuseSection(BaseModel):

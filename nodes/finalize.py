@@ -23,11 +23,11 @@ from screening.sanitizer import sanitize
 async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> FinalizeUpdate:
     """Write the final answer into history and `final_text` (empty for a silent NO_REPLY)."""
     cap = state.get("cap")
-    found = tool_findings(turn_messages(state))
     if cap:
         # A limit caps the turn; a model outage ends it with a reply that says so. Either
         # way, what the tools found is the best grounded answer the turn has.
         status: TurnStatus = "unavailable" if state.get("status") == "unavailable" else "capped"
+        found = tool_findings(turn_messages(state))
         text = with_findings(_first_sentence(cap) if found else cap, found)
         return {"messages": [AIMessage(content=text)], "status": status, "final_text": text}
     if state.get("status") == "failed_verification":
@@ -36,7 +36,7 @@ async def finalize(state: AgentState, runtime: Runtime[RunContext]) -> FinalizeU
             state.get("issues") or state.get("feedback", []),
             tried=_tried(state),
         )
-        text = with_findings(text, found)
+        text = with_findings(text, tool_findings(turn_messages(state)))
         return {"messages": [AIMessage(content=text)], "final_text": text}
     if state.get("final_text"):
         # guard answered by itself (a blank or a blocked message).
