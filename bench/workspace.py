@@ -23,9 +23,10 @@ from typing import Any
 
 from sqlalchemy import insert, select, text
 
+from core.db.base import name_key
 from core.db.engine import Database, open_database
 from core.db.migrate import upgrade
-from core.db.models import Brand, Client, KbDocument, name_key
+from core.db.models import Brand, Client, KbDocument
 from core.db.search import search
 from core.settings import Settings
 from tools.agency.names import resolve

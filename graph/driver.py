@@ -162,24 +162,25 @@ class Driver:
         )
         try:
             async with asyncio.timeout(self.settings.turn_timeout_s + WATCHDOG_GRACE_S):
-                # subgraphs=True: the planner's events (plan, steps, its tool calls) reach
-                # every surface too.
-                async for namespace, mode, chunk in self.graph.astream(
-                    graph_input,
-                    config,
-                    context=context,
-                    stream_mode=self._modes,
-                    durability=durability,
-                    subgraphs=True,
-                ):
-                    if mode == "values":
-                        if not namespace and isinstance(chunk, dict):
-                            ending.values = chunk
-                        continue
-                    ending.observe(tuple(namespace), mode, chunk)
-                    recorder.observe(tuple(namespace), mode, chunk)
-                    if mode == "custom" and isinstance(chunk, dict):
-                        await emit(on_event, chunk)
+                with self.tracing.scope(user_id=actor, session_id=request.thread_id):
+                    # subgraphs=True: the planner's events (plan, steps, its tool calls) reach
+                    # every surface too.
+                    async for namespace, mode, chunk in self.graph.astream(
+                        graph_input,
+                        config,
+                        context=context,
+                        stream_mode=self._modes,
+                        durability=durability,
+                        subgraphs=True,
+                    ):
+                        if mode == "values":
+                            if not namespace and isinstance(chunk, dict):
+                                ending.values = chunk
+                            continue
+                        ending.observe(tuple(namespace), mode, chunk)
+                        recorder.observe(tuple(namespace), mode, chunk)
+                        if mode == "custom" and isinstance(chunk, dict):
+                            await emit(on_event, chunk)
             result = await self._result(ending, config, request.thread_id, run_id)
             await self.retention.after_run(
                 self.graph.checkpointer, request.thread_id, ending.steps + 1

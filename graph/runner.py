@@ -91,13 +91,12 @@ class Runner:
         With `settings.graph_url` the graph is the one a LangGraph Server runs, with its
         own checkpointer. Runs are audited in the workspace database and traced to Langfuse
         when its keys are set (`tracing` overrides); pending audit rows and spans are sent on
-        close, and the tracer process of tracing it set up itself ends.
+        close.
         """
         db = open_database(settings)
         registry = registry or default_registry()
         models = models or ModelResolver(settings)
         audit = AuditLog(db)
-        own_tracing = tracing is None
         tracing = tracing or Tracing.from_settings(settings)
         parts: dict[str, Any] = {"db": db, "audit": audit, "tracing": tracing}
         try:
@@ -111,7 +110,7 @@ class Runner:
                     yield cls(compiled, settings, registry, models, **parts)
         finally:
             await audit.drain()
-            await (tracing.close() if own_tracing else tracing.flush())
+            await tracing.flush()
             await db.dispose()
 
     def check_model(self, spec: str | None) -> None:

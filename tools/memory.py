@@ -10,7 +10,8 @@ from rapidfuzz import fuzz, process, utils
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.db.models import Client, ClientMemoryNote, utcnow
+from core.db.base import utcnow
+from core.db.models import Client, ClientMemoryNote
 from tools.agency.mutations import Args, require
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once

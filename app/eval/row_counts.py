@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from app.eval.scenario import RowCount
+from core.db.base import Base
 from core.db.engine import open_database
-from core.db.models import Base
 from core.settings import Settings
 
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from core.db.models import Base
+from core.db.base import Base
 from core.models.scripted import ScriptedTurn
 from core.run_context import CONTEXT_TYPES
 from core.settings import GuardMode

@@ -6,11 +6,10 @@ column on PostgreSQL, both created by the migration (see `core.db.search`).
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
-from typing import Any, ClassVar
+from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy import (
-    JSON,
     Date,
     DateTime,
     Float,
@@ -21,26 +20,9 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-JSONType = JSON().with_variant(JSONB(), "postgresql")
-
-
-def utcnow() -> datetime:
-    """Return the current time, timezone-aware."""
-    return datetime.now(UTC)
-
-
-def name_key(name: str) -> str:
-    """Return the case- and spacing-insensitive key names are matched on."""
-    return " ".join(name.casefold().split())
-
-
-class Base(DeclarativeBase):
-    """Declarative base of every table."""
-
-    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSONType, list[Any]: JSONType}
+from core.db.base import Base, utcnow
 
 
 class Client(Base):

@@ -9,10 +9,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db import demo_data
+from core.db.base import Base, name_key
 from core.db.engine import Database
 from core.db.models import (
     Assignment,
-    Base,
     Booking,
     Brand,
     Client,
@@ -22,7 +22,6 @@ from core.db.models import (
     Room,
     Task,
     TeamMember,
-    name_key,
 )
 
 T = TypeVar("T", bound=Base)

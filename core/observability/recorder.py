@@ -47,12 +47,14 @@ class RunRecorder:
     @property
     def callbacks(self) -> list[BaseCallbackHandler]:
         """The LangChain callbacks the run is invoked with (usage, and the trace's)."""
-        return [self.usage, *(self._trace.callbacks if self._trace else [])]
+        return [self.usage, *([self._trace] if self._trace else [])]
 
     def observe(self, namespace: tuple[str, ...], mode: str, chunk: Any) -> None:
         """Follow one chunk of the run's stream (a nested graph's updates are the planner's)."""
         if self._planner_runs is not None:
             self._planner_runs.observe(namespace, mode, chunk)
+        if self._trace is not None:
+            self._trace.observe(mode, chunk)
         if namespace and mode == "updates":
             return  # the planner's own state, not this run's messages
         if self._audit is not None:
@@ -61,8 +63,6 @@ class RunRecorder:
             except Exception:
                 # The audit must never break a run; the traceback says what it could not read.
                 logger.exception("audit: could not read a %s chunk", mode)
-        if self._trace is not None:
-            self._trace.observe(mode, chunk)
 
     def finish(self, status: str, text: str = "", error: str | None = None) -> None:
         """Close the run's records with its outcome (written in the background)."""

@@ -1,4 +1,4 @@
-"""One Langfuse trace per run, built by a tracer process from what the run records.
+"""One Langfuse trace per run, built in the agent's process by Langfuse's SDK.
 
 The trace id is derived from the run id the turn started with, so a confirmation resumed
 later, in any process, lands in the same trace as the turn that proposed it.
@@ -7,17 +7,14 @@ later, in any process, lands in the same trace as the turn that proposed it.
 from __future__ import annotations
 
 import asyncio
-import itertools
-import logging
+import contextlib
+from collections.abc import Iterator
 
-from langfuse import Langfuse
+from langfuse import Langfuse, propagate_attributes
 
-from core.observability.langfuse_client import LangfuseSettings
+from core.observability.langfuse_client import Exporter, exporter_for
 from core.observability.run_trace import RunTrace
-from core.observability.trace_process import TraceProcess
-from core.settings import Settings
-
-logger = logging.getLogger(__name__)
+from core.settings import LangfuseSection, Settings
 
 
 def trace_id_for(root_run_id: str) -> str:
@@ -26,50 +23,41 @@ def trace_id_for(root_run_id: str) -> str:
 
 
 class Tracing:
-    """The process's tracing: a tracer process fed by every run, or off (no keys) at no cost."""
+    """The process's tracing: Langfuse's SDK exporting in the background, or off (no keys)."""
 
-    def __init__(self, settings: LangfuseSettings | None) -> None:
-        """Trace where `settings` say; None, or settings without both keys: tracing off."""
-        enabled = settings is not None and settings.enabled
-        self.process = TraceProcess(settings) if settings is not None and enabled else None
-        self._keys = itertools.count()
+    def __init__(self, section: LangfuseSection | None, mask_fields: str = "") -> None:
+        """Trace where `section` says, masking `mask_fields` (comma-separated) too.
+
+        None, or a section without both keys: tracing off, at no cost.
+        """
+        self.exporter: Exporter | None = (
+            exporter_for(section, mask_fields) if section is not None else None
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Tracing:
         """Tracing as the `langfuse` section configures it; off without both keys."""
-        section = settings.langfuse
-        return cls(
-            LangfuseSettings(
-                public_key=section.public_key,
-                secret_key=section.secret_key,
-                base_url=section.base_url,
-                timeout_s=section.timeout,
-                mask_fields=settings.trace_mask_fields,
-                tracing_enabled=section.tracing_enabled,
-            )
-        )
+        return cls(settings.langfuse, settings.trace_mask_fields)
 
     @property
     def enabled(self) -> bool:
         """Whether runs are traced."""
-        return self.process is not None
+        return self.exporter is not None
 
     def start_run(self, trace_id: str) -> RunTrace | None:
-        """Return the recorder of one run into `trace_id`, or None when tracing is off."""
-        if self.process is None:
-            return None
-        return RunTrace(self.process, next(self._keys), trace_id)
+        """Return the tracer of one run into `trace_id`, or None when tracing is off."""
+        return RunTrace(self.exporter, trace_id) if self.exporter is not None else None
+
+    @contextlib.contextmanager
+    def scope(self, *, user_id: str, session_id: str) -> Iterator[None]:
+        """Name the asker and the thread on every span the run makes inside this block."""
+        if self.exporter is None:
+            yield
+            return
+        with propagate_attributes(user_id=user_id, session_id=session_id):
+            yield
 
     async def flush(self) -> None:
-        """Wait until what the runs recorded is exported (failures are logged, never raised)."""
-        if self.process is None:
-            return
-        if not await asyncio.to_thread(self.process.flush):
-            logger.warning("traces were not all exported in time")
-
-    async def close(self) -> None:
-        """Export what the runs recorded and end the tracer process (a new run starts another)."""
-        if self.process is None:
-            return
-        process, self.process = self.process, TraceProcess(self.process.settings)
-        await asyncio.to_thread(process.close)
+        """Wait until what the runs traced is exported (failures are logged by the SDK)."""
+        if self.exporter is not None:
+            await asyncio.to_thread(self.exporter.client.flush)

@@ -74,7 +74,7 @@ async def test_name_resolution_tolerates_typos_and_nul_bytes(workspace) -> None:
 
 
 async def test_fuzzy_lookup_sees_a_brand_added_after_it_was_cached(workspace) -> None:
-    from core.db.models import name_key
+    from core.db.base import name_key
     from tools.agency.names import resolve
 
     async with workspace.session() as session:

@@ -9,7 +9,8 @@ from pydantic import AfterValidator, Field, model_validator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.db.models import Brand, Client, name_key
+from core.db.base import name_key
+from core.db.models import Brand, Client
 from tools.agency.mutations import (
     ADMIN,
     MAPPING,

@@ -10,8 +10,9 @@ import re
 
 from sqlalchemy import select
 
+from core.db.base import name_key
 from core.db.engine import Database
-from core.db.models import Brand, Client, ClientMemoryNote, name_key
+from core.db.models import Brand, Client, ClientMemoryNote
 from core.db.search import search
 from core.state import Source
 from tools.agency import names

@@ -15,7 +15,8 @@ from rapidfuzz import fuzz, process, utils
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.db.models import Brand, Client, TeamMember, name_key
+from core.db.base import name_key
+from core.db.models import Brand, Client, TeamMember
 
 Named = type[Client] | type[Brand] | type[TeamMember]
 

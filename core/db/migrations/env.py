@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection, create_engine
 
-from core.db.models import Base
+from core.db.base import Base
 
 config = context.config
 
