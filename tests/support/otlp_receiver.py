@@ -5,12 +5,16 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+import uuid
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from core.observability.tracing import Tracing
+from core.settings import LangfuseSection
 
 TRACES_PATH = "/api/public/otel/v1/traces"
 
@@ -111,3 +115,14 @@ def _value(value: AnyValue) -> Any:
     if kind == "kvlist_value":
         return {item.key: _value(item.value) for item in value.kvlist_value.values}
     return getattr(value, kind) if kind else None
+
+
+def tracing_to(base_url: str, mask_fields: str = "", **section: Any) -> Tracing:
+    """Tracing to `base_url` under a fresh public key (Langfuse keeps one client per key)."""
+    settings = LangfuseSection(
+        public_key=f"pk-lf-{uuid.uuid4().hex}",
+        secret_key="sk-lf-test",
+        base_url=base_url,
+        **section,
+    )
+    return Tracing(settings, mask_fields)
