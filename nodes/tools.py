@@ -203,7 +203,8 @@ def _unmigrated(exc: Exception) -> bool:
 def _refusal(tool: Tool, tool_ctx: ToolContext) -> str | None:
     # Approval is not authorization: the asker's role is checked first, whoever approved.
     if tool_ctx.user_role not in tool.roles:
-        return f"role {tool_ctx.user_role!r} may not use {tool.name}"
+        allowed = " or ".join(tool.roles)
+        return f"role {tool_ctx.user_role!r} may not use {tool.name}; it takes {allowed}"
     return None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -23,7 +24,7 @@ from core.models.local_prompt import (
     summary_line,
     today_line,
 )
-from core.models.local_turn import Turn
+from core.models.local_turn import ToolResult, Turn
 
 HISTORY_MESSAGES = 2
 """Plain messages before the ask shown with a reply (the last exchange, for follow-ups)."""
@@ -50,6 +51,8 @@ _ARGS_EXAMPLE = (
 _RESULTS_RULE = "Answer the question from the tool results, in one or two sentences."
 _BREVITY = "Keep your answers short."
 _WORD = re.compile(r"\w+")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b(?! \()")
+_FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s)|\.$|$)", re.DOTALL)
 
 
 def args_prompt(tool: dict[str, Any], turn: Turn) -> str:
@@ -121,15 +124,80 @@ def grounded(reply: str, turn: Turn) -> tuple[str, bool]:
     if not turn.results:
         return reply, True
     latest = turn.results[-1]
+    if latest.failed:
+        # Asked to explain a refusal or an error, this model invents; the tool's own
+        # words say what did not happen and why.
+        return shown(latest), False
     if latest.data() is None:
         return reply, True
-    shown = [v if isinstance(v, str) else json.dumps(v) for v in latest.leaves()]
-    values = list(dict.fromkeys(v for v in shown if len(v) >= 3 and _news(v, turn.ask)))
+    shown_values = [v if isinstance(v, str) else json.dumps(v) for v in latest.leaves()]
+    values = list(dict.fromkeys(v for v in shown_values if len(v) >= 3 and _news(v, turn.ask)))
     said = reply.casefold()
     # One named value can be a fluke ("the task Garlic Press ... there are no tasks"):
     # half of what the result added, up to three values, must be in the reply.
     needed = min(GROUNDING_VALUES, (len(values) + 1) // 2)
     if reply and sum(value.casefold() in said for value in values) >= needed:
         return reply, True
-    lines = result_text(latest.content).strip().splitlines()[:GROUNDING_LEAVES]
-    return f"Here is what {latest.name} found:\n" + "\n".join(lines), False
+    return shown(latest), False
+
+
+def shown(result: ToolResult) -> str:
+    """A tool result as the person reads it in place of the model's reply.
+
+    A call that did not go through says why, in the tool's first sentence. A result's
+    fields are one line each, a list of records one line per record; dates also read as
+    words ("2026-12-05 (Saturday, December 5)"); several candidates end with a question.
+    """
+    if result.failed:
+        first = _FIRST_SENTENCE.match(result.content.strip().removeprefix("Not executed:"))
+        reason = first.group(0).strip() if first else result.content.strip()
+        return f"{result.name} was not done: {reason}"
+    data = result.data()
+    lines = (
+        _record_lines(data)
+        if isinstance(data, dict)
+        else result_text(result.content).strip().splitlines()
+    )
+    text = f"Here is what {result.name} found:\n" + "\n".join(lines[:GROUNDING_LEAVES])
+    text = _ISO_DATE.sub(_date_words, text)
+    if isinstance(data, dict) and data.get("status") == "ambiguous":
+        text += "\nWhich one do you mean?"
+    return text
+
+
+def _record_lines(data: dict[str, Any]) -> list[str]:
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            lines.append(f"{key}:")
+            lines += [f"- {_one_line(item)}" for item in value]
+        elif isinstance(value, dict):
+            lines.append(f"{key}: {_one_line(value)}")
+        elif value is not None and not _is_id(key):
+            lines.append(f"{key}: {_scalar(value)}")
+    return lines
+
+
+def _one_line(record: dict[str, Any]) -> str:
+    shown = [
+        f"{key}: {_scalar(value)}"
+        for key, value in record.items()
+        if value is not None and not _is_id(key) and not isinstance(value, dict | list)
+    ]
+    return ", ".join(shown)
+
+
+def _is_id(key: str) -> bool:
+    return key == "id" or key.endswith("_id")
+
+
+def _scalar(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _date_words(match: re.Match[str]) -> str:
+    try:
+        day = date.fromisoformat(match.group(0))
+    except ValueError:
+        return match.group(0)
+    return f"{match.group(0)} ({day:%A}, {day:%B} {day.day})"

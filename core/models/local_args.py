@@ -34,6 +34,8 @@ _DAY_MONTH = re.compile(
     re.IGNORECASE,
 )
 _EDGE = " \t\n\"'`.,;:!?()[]{}<>"
+_RANGE_END = re.compile(r"\s*(?:-|–|to|until|through)\s*(\d{1,2})\b", re.IGNORECASE)
+"""The end of a range written after a day: "January 17-19", "Dec 4 to 6"."""
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,9 @@ def _today(system: str) -> date | None:
 
 
 def _named_dates(text: str, today: date | None) -> list[str]:
-    """ISO dates for "December 18" / "18 Dec 2027" in `text`; without a year, the next one.
+    """ISO dates for "December 18" / "18 Dec 2027" / "January 17-19" in `text`.
+
+    Without a year, the next such day; a range's end is in the same month.
 
     The grammar can only take a date the turn holds, and a person writes month names.
     """
@@ -193,12 +197,17 @@ def _named_dates(text: str, today: date | None) -> list[str]:
         month = _MONTHS.index((month_name or month_after).casefold()[:3]) + 1
         try:
             if year:
-                found.append(date(int(year), month, int(day or day_first)).isoformat())
+                when = date(int(year), month, int(day or day_first))
             elif today is not None:
                 when = date(today.year, month, int(day or day_first))
                 if when < today:
                     when = when.replace(year=today.year + 1)
-                found.append(when.isoformat())
+            else:
+                continue
+            found.append(when.isoformat())
+            end = _RANGE_END.match(text, match.end())
+            if end is not None:
+                found.append(when.replace(day=int(end.group(1))).isoformat())
         except ValueError:
             continue  # "February 30"
     return found

@@ -16,6 +16,8 @@ class ToolResult:
 
     name: str
     content: str
+    failed: bool = False
+    """The call did not go through: refused, rejected, invalid or failed."""
 
     def data(self) -> Any:
         """The result parsed as JSON, or None when it is not JSON."""
@@ -87,7 +89,8 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
                 names[str(call.get("id"))] = call["name"]
         elif isinstance(message, ToolMessage):
             name = message.name or names.get(message.tool_call_id, "tool")
-            results.append(ToolResult(name, message_text(message)))
+            failed = message.status == "error"
+            results.append(ToolResult(name, message_text(message), failed))
     return Turn(system, ask, tuple(called), tuple(results), max(start, 0))
 
 

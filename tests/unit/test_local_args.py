@@ -137,3 +137,48 @@ def test_one_named_value_is_not_enough_when_the_result_added_many() -> None:
 
 def test_without_results_the_reply_is_the_models() -> None:
     assert grounded("You're welcome!", turn_of("thanks!")) == ("You're welcome!", True)
+
+
+def test_a_range_of_days_gives_both_dates() -> None:
+    assert pools(turn_of("Check availability for January 17-19")).dates == (
+        "2027-01-17",
+        "2027-01-19",
+    )
+    assert pools(turn_of("a room from Dec 4 to 6?")).dates == ("2026-12-04", "2026-12-06")
+
+
+def test_a_shown_result_reads_dates_as_words_and_records_one_per_line() -> None:
+    candidates = [
+        {"id": 4, "name": "Garlic Press", "client": "Distex", "client_id": 1, "mapped": False},
+        {"id": 1, "name": "Garlic Press", "client": "Thorinox", "destination_list": None},
+    ]
+    brand = {"status": "ambiguous", "query": "Garlic Press", "candidates": candidates}
+    turn = turn_of("Which client owns Garlic Press?", ("resolve_brand", brand))
+
+    shown, own = grounded("It is a brand.", turn)
+
+    assert not own
+    assert shown.splitlines()[-3:] == [
+        "- name: Garlic Press, client: Distex, mapped: false",
+        "- name: Garlic Press, client: Thorinox",
+        "Which one do you mean?",
+    ]
+    holiday = {"holiday": "Hanukkah", "start": "2026-12-05"}
+    shown, _ = grounded("", turn_of("When is Hanukkah?", ("resolve_holiday", holiday)))
+    assert "start: 2026-12-05 (Saturday, December 5)" in shown
+
+
+def test_a_call_that_did_not_go_through_is_explained_in_the_tools_words() -> None:
+    call = {"name": "create_task", "args": {}, "id": "call_0", "type": "tool_call"}
+    rejected = ToolMessage(
+        "Not executed: U0GRACE rejected this change, so it did not happen. Tell the person.",
+        tool_call_id="call_0",
+        name="create_task",
+        status="error",
+    )
+    turn = read_turn([SYSTEM, HumanMessage("no"), AIMessage("", tool_calls=[call]), rejected])
+
+    shown, own = grounded("The task has been created and removed.", turn)
+
+    assert not own
+    assert shown == "create_task was not done: U0GRACE rejected this change, so it did not happen."
