@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import delete, update
@@ -34,10 +35,18 @@ _PURGE_EVERY_S = 60.0
 class EventLedger:
     """Claims event ids; a second claim of the same id within the TTL is refused."""
 
-    def __init__(self, db: Database, ttl_s: float, source: str = "slack") -> None:
+    def __init__(
+        self,
+        db: Database,
+        ttl_s: float,
+        source: str = "slack",
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        """Claim ids in `db` for `ttl_s` seconds of `clock` (the wall clock unless given)."""
         self._db = db
         self._ttl = timedelta(seconds=ttl_s)
         self._source = source
+        self.clock = clock
         self._last_purge = 0.0
 
     async def first_delivery(self, event_id: str | None) -> bool:
@@ -49,7 +58,7 @@ class EventLedger:
 
     async def claim(self, event_id: str) -> bool:
         """Return True the first time `event_id` is seen (within the TTL), False after."""
-        now = datetime.now(UTC)
+        now = self.clock()
         insert = pg_insert if self._db.dialect == "postgresql" else sqlite_insert
         statement = (
             insert(ProcessedEvent)
@@ -79,7 +88,7 @@ class EventLedger:
     async def purge(self) -> int:
         """Delete the ids older than the TTL; return how many went."""
         self._last_purge = time.monotonic()
-        cutoff = datetime.now(UTC) - self._ttl
+        cutoff = self.clock() - self._ttl
         async with self._db.session() as session:
             result = await session.execute(
                 delete(ProcessedEvent).where(

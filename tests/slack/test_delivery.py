@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from app.slack.stopping import STOPPED
 from tests.support.slack_sender import mention, message
@@ -36,26 +38,40 @@ async def test_a_retried_event_starts_one_run(
 
 
 async def test_an_expired_event_id_may_run_again(open_slack_app, slack_settings) -> None:
-    short = slack_settings.model_copy(update={"processed_event_ttl_s": 0.2})
     turns = [
         {"content": "Garlic Press belongs to Thorinox."},
         {"content": "Garlic Press still belongs to Thorinox."},
     ]
-    async with open_slack_app(turns, slack=short) as slack:
+    async with open_slack_app(turns, slack=slack_settings) as slack:
         event = mention("C1", "U0GRACE", "who owns Garlic Press?", "150.1")
         await slack.sender.event(event, event_id="Ev0OLD")
         await slack.api.wait_for("chat.postMessage", text=turns[0]["content"])
-        await asyncio.sleep(0.3)
+        # The ledger's clock moves past the id's TTL: the same id is a new delivery.
+        ttl = timedelta(seconds=slack_settings.processed_event_ttl_s + 1)
+
+        async def later(conversations: Any) -> None:
+            conversations.ledger.clock = lambda: datetime.now(UTC) + ttl
+
+        await slack.runtime.call(later)
         await slack.sender.event(event, event_id="Ev0OLD", retry=1)
         await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
 
 
 async def test_a_bad_signature_is_refused_with_401(open_slack_app) -> None:
-    async with open_slack_app([ANSWER]) as slack:
-        event = mention("C1", "U0GRACE", "who owns Garlic Press?", "200.1")
-        assert await slack.sender.event(event, secret="not-the-secret") == 401
-        await asyncio.sleep(0.3)
-    assert slack.api.made("chat.postMessage") == []
+    answer = {"content": "Garlic Press belongs to Thorinox."}
+    async with open_slack_app([answer]) as slack:
+        forged = mention("C1", "U0GRACE", "who owns Garlic Press?", "200.1")
+        assert await slack.sender.event(forged, secret="not-the-secret", event_id="Ev0BAD") == 401
+        # Events reach the turn loop in the order they arrive: once a signed event sent
+        # after the forged one is answered, the forged one would have been claimed.
+        signed = mention("C1", "U0GRACE", "who owns Garlic Press?", "201.1")
+        assert await slack.sender.event(signed, event_id="Ev0GOOD") == 200
+        await slack.api.wait_for("chat.postMessage", text=answer["content"])
+        assert await slack.processed("Ev0GOOD") == 1
+        assert await slack.processed("Ev0BAD") == 0
+    assert slack.api.answers() == [answer["content"]]
+    threads = {c.args.get("thread_ts") for c in slack.api.made("chat.postMessage")}
+    assert threads == {"201.1"}
 
 
 async def test_stop_in_the_thread_cancels_the_turn_and_the_next_one_works(open_slack_app) -> None:
