@@ -31,7 +31,9 @@ HISTORY_MESSAGES = 2
 GROUNDING_VALUES = 3
 """A reply must name half the values a result added, but never more than this many."""
 GROUNDING_LEAVES = 12
-"""At most this many values of a tool result are shown when the reply is replaced."""
+"""At most this many lines of a tool result are shown when the reply is replaced."""
+NESTED_ITEMS = 4
+"""Items of a list inside a record shown on the record's line."""
 _ARGS_RULE = (
     "Write the call for the person's message: copy names, dates and numbers from it; "
     "leave out optional arguments it does not give."
@@ -51,7 +53,7 @@ _ARGS_EXAMPLE = (
 _RESULTS_RULE = "Answer the question from the tool results, in one or two sentences."
 _BREVITY = "Keep your answers short."
 _WORD = re.compile(r"\w+")
-_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b(?! \()")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s)|\.$|$)", re.DOTALL)
 
 
@@ -159,7 +161,6 @@ def shown(result: ToolResult) -> str:
         else result_text(result.content).strip().splitlines()
     )
     text = f"Here is what {result.name} found:\n" + "\n".join(lines[:GROUNDING_LEAVES])
-    text = _ISO_DATE.sub(_date_words, text)
     if isinstance(data, dict) and data.get("status") == "ambiguous":
         text += "\nWhich one do you mean?"
     return text
@@ -174,17 +175,28 @@ def _record_lines(data: dict[str, Any]) -> list[str]:
         elif isinstance(value, dict):
             lines.append(f"{key}: {_one_line(value)}")
         elif value is not None and not _is_id(key):
-            lines.append(f"{key}: {_scalar(value)}")
+            lines.append(f"{key}: {_field(value)}")
     return lines
 
 
 def _one_line(record: dict[str, Any]) -> str:
-    shown = [
-        f"{key}: {_scalar(value)}"
-        for key, value in record.items()
-        if value is not None and not _is_id(key) and not isinstance(value, dict | list)
-    ]
+    shown = []
+    for key, value in record.items():
+        if value is None or _is_id(key) or isinstance(value, dict):
+            continue
+        if isinstance(value, list):
+            items = [_item_text(item) for item in value[:NESTED_ITEMS]]
+            more = ", …" if len(value) > NESTED_ITEMS else ""
+            shown.append(f"{key}: " + "; ".join(items) + more)
+        else:
+            shown.append(f"{key}: {_field(value)}")
     return ", ".join(shown)
+
+
+def _item_text(item: Any) -> str:
+    if isinstance(item, dict):
+        return " ".join(_scalar(v) for v in item.values() if not isinstance(v, dict | list))
+    return _scalar(item)
 
 
 def _is_id(key: str) -> bool:
@@ -193,6 +205,11 @@ def _is_id(key: str) -> bool:
 
 def _scalar(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _field(value: Any) -> str:
+    """A record's field as shown: a date also in words."""
+    return _ISO_DATE.sub(_date_words, _scalar(value))
 
 
 def _date_words(match: re.Match[str]) -> str:
