@@ -28,7 +28,9 @@ from typing import Any
 
 from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
+from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from pydantic import BaseModel
 
 from bench import cpu_meter, cpu_profile
@@ -56,6 +58,12 @@ ANSWER = "The answer is 42."
 MODEL = "latency:bench"
 BASELINE = "create_agent, in memory"
 """The baseline row: LangChain's agent loop alone, no database."""
+PG_BASELINE = "create_agent, PostgreSQL saver"
+"""LangChain's agent loop checkpointing on PostgreSQL: what the CPU ratios compare with."""
+CPU_RATIO_TARGET = 2.0
+"""Target: agent + database CPU per turn at most this many times the PostgreSQL baseline's."""
+THROUGHPUT_RATIO_TARGET = 0.5
+"""Target: throughput at least this share of the PostgreSQL baseline's."""
 
 Turn = Callable[[str, int], Awaitable[tuple[float, bool]]]
 """One turn on a thread (its id, the turn's number): seconds taken, and whether it completed."""
@@ -108,7 +116,13 @@ class LoadRun:
     @property
     def label(self) -> str:
         """The database, and the retention when it is not the default."""
-        return self.database + (", retention all" if self.retention == "all" else "")
+        kept = self.retention == "all" and not self.database.startswith("create_agent")
+        return self.database + (", retention all" if kept else "")
+
+    @property
+    def cpu_s(self) -> float:
+        """CPU per turn, one turn at a time: the agent's and the database's."""
+        return self.agent_cpu_s + (self.db_cpu_s or 0.0)
 
     @property
     def turns(self) -> int:
@@ -148,7 +162,7 @@ class LoadRun:
     @property
     def db_cpu_s(self) -> float | None:
         """The Postgres server's CPU time per turn, one turn at a time."""
-        if self.database != "postgresql" or self.alone.postgres_s is None:
+        if self.database not in ("postgresql", PG_BASELINE) or self.alone.postgres_s is None:
             return None
         return self.alone.postgres_s / CPU_TURNS
 
@@ -242,19 +256,36 @@ async def _measure(database: str, settings: Settings, shape: Shape) -> LoadRun:
         return await _load(partial(_turn, runner), database, settings.checkpoint_retention, shape)
 
 
-async def _baseline() -> LoadRun:
-    """LangChain's `create_agent` under the same load: same model, in memory, nothing else."""
-    model = LatencyChatModel(latency_s=MODEL_S, answer=ANSWER)
-    agent = create_agent(model, [], checkpointer=InMemorySaver())
+@tool("quote")
+def _baseline_quote(key: str) -> dict[str, str]:
+    """Quote the value stored under `key`."""
+    return {"key": key, "value": "42"}
 
-    async def turn(thread: str, n: int) -> tuple[float, bool]:
+
+async def _baseline(shape: Shape = ANSWER_ONLY, saver: str = "memory") -> LoadRun:
+    """LangChain's `create_agent` under the same load and model: in memory, or on Postgres."""
+    model = LatencyChatModel(
+        latency_s=MODEL_S, answer=ANSWER, tool=shape.tool, tool_args={"key": "x"}
+    )
+
+    async def turn_on(agent: Any, thread: str, n: int) -> tuple[float, bool]:
         config: Any = {"configurable": {"thread_id": thread}}
         message = HumanMessage(f"What is the answer ({n})?")
         start = time.perf_counter()
         state = await agent.ainvoke({"messages": [message]}, config)
         return time.perf_counter() - start, state["messages"][-1].text == ANSWER
 
-    return await _load(turn, BASELINE, "latest", ANSWER_ONLY)
+    tools = [_baseline_quote] if shape.tool else []
+    if saver == "memory":
+        agent = create_agent(model, tools, checkpointer=InMemorySaver())
+        return await _load(partial(turn_on, agent), BASELINE, "all", shape)
+    async with (
+        scratch_postgres("concurrency_baseline") as url,
+        AsyncPostgresSaver.from_conn_string(url) as checkpointer,
+    ):
+        await checkpointer.setup()
+        agent = create_agent(model, tools, checkpointer=checkpointer)
+        return await _load(partial(turn_on, agent), PG_BASELINE, "all", shape)
 
 
 async def _on_postgres(shape: Shape, retention: CheckpointRetention) -> LoadRun:
@@ -281,6 +312,8 @@ def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
         partial(_on_postgres, ANSWER_ONLY, "all"),
         partial(_on_sqlite, ANSWER_ONLY, "latest"),
         _baseline,
+        partial(_baseline, ANSWER_ONLY, "postgres"),
+        partial(_baseline, TOOL_THEN_ANSWER, "postgres"),
     ]
     for measure in measures:
         runs.append(asyncio.run(measure()))
@@ -372,6 +405,7 @@ def render(result: ConcurrencyResult) -> list[str]:
             f"turn): at {THREADS} threads one event loop is CPU-bound long before the "
             "model's latency is all that counts, for LangChain's own loop as for this one.",
         ]
+    lines += _against_postgres_baseline(result)
     if all(r.share >= TARGET for r in result.runs):
         verdict = "the target is met."
     elif first.throughput >= 0.7 * ceiling or (first.load.machine_busy or 0) >= 0.9:
@@ -395,6 +429,45 @@ def render(result: ConcurrencyResult) -> list[str]:
         f"Result ({first.database}, {first.shape.name}): {verdict}",
     ]
     return lines
+
+
+def _against_postgres_baseline(result: ConcurrencyResult) -> list[str]:
+    """The ratios to `create_agent` on the same saver, shape by shape."""
+    rows = []
+    for base in (r for r in result.runs if r.database == PG_BASELINE):
+        ours = next(
+            (
+                r
+                for r in result.runs
+                if r.database == "postgresql" and r.retention == "latest" and r.shape == base.shape
+            ),
+            None,
+        )
+        if ours is None:
+            continue
+        cpu = ours.cpu_s / base.cpu_s
+        speed = ours.throughput / base.throughput
+        rows.append(
+            f"| {base.shape.name} | {_ms(ours.cpu_s)} | {_ms(base.cpu_s)} | {cpu:.1f}× "
+            f"({'met' if cpu <= CPU_RATIO_TARGET else '**missed**'}) "
+            f"| {ours.throughput:.1f} / {base.throughput:.1f} = {speed:.2f} "
+            f"({'met' if speed >= THROUGHPUT_RATIO_TARGET else '**missed**'}) |"
+        )
+    if not rows:
+        return []
+    return [
+        "",
+        "Against LangChain's `create_agent` on the same saver (`AsyncPostgresSaver`, same "
+        "model and load, the same tool for the tool turn): CPU per turn is the agent's "
+        "process plus the Postgres server, one turn at a time. Targets: CPU ≤ "
+        f"{CPU_RATIO_TARGET:.1f}× the baseline's, throughput ≥ {THROUGHPUT_RATIO_TARGET:.1f}× "
+        "its.",
+        "",
+        "| turn | agentloop CPU ms/turn | create_agent + Postgres saver CPU ms/turn "
+        "| CPU ratio | throughput turns/s, ratio |",
+        "|---|---|---|---|---|",
+        *rows,
+    ]
 
 
 if __name__ == "__main__":
