@@ -54,6 +54,8 @@ _RESULTS_RULE = "Answer the question from the tool results, in one or two senten
 _BREVITY = "Keep your answers short."
 _WORD = re.compile(r"\w+")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_NOT_RUN = "Not executed:"
+"""How a call the person rejected, or never approved, is reported to the model."""
 _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s)|\.$|$)", re.DOTALL)
 
 
@@ -151,9 +153,13 @@ def shown(result: ToolResult) -> str:
     words ("2026-12-05 (Saturday, December 5)"); several candidates end with a question.
     """
     if result.failed:
-        first = _FIRST_SENTENCE.match(result.content.strip().removeprefix("Not executed:"))
-        reason = first.group(0).strip() if first else result.content.strip()
-        return f"{result.name} was not done: {reason}"
+        text = result.content.strip()
+        first = _FIRST_SENTENCE.match(text.removeprefix(_NOT_RUN).strip())
+        reason = first.group(0).strip() if first else text
+        if text.startswith(_NOT_RUN):
+            verb, _, thing = result.name.partition("_")
+            return f"I did not {verb} the {thing.replace('_', ' ') or 'change'}: {reason}"
+        return f"{result.name} did not go through: {reason}"
     data = result.data()
     lines = (
         _record_lines(data)

@@ -181,4 +181,4 @@ def test_a_call_that_did_not_go_through_is_explained_in_the_tools_words() -> Non
     shown, own = grounded("The task has been created and removed.", turn)
 
     assert not own
-    assert shown == "create_task was not done: U0GRACE rejected this change, so it did not happen."
+    assert shown == "I did not create the task: U0GRACE rejected this change, so it did not happen."
