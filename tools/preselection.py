@@ -55,7 +55,8 @@ class ToolRanker:
     def rank(self, query: str) -> list[tuple[str, float]]:
         """Return every tool's name and score for `query`, best first (ties: declared order)."""
         known = [w for w in _words(query) if w in self._vocabulary]
-        if not known or not self._tools:
+        # "what" and "which" tell tools apart, but name no need by themselves.
+        if not self._tools or all(w in _GENERIC_QUESTION_WORDS for w in known):
             return [(tool.name, 0.0) for tool in self._tools]
         scores = self._bm25.get_scores(known)
         order = sorted(range(len(self._tools)), key=lambda i: -float(scores[i]))
@@ -122,3 +123,4 @@ def _words(text: str) -> list[str]:
 
 _ALWAYS_KEPT_WORDS = frozenset({"when", "who", "which", "what", "where"})
 """Question words the workspace search drops, but which tell tools apart (when → dates)."""
+_GENERIC_QUESTION_WORDS = frozenset({"what", "which"})

@@ -56,7 +56,8 @@ _WORD = re.compile(r"\w+")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NOT_RUN = "Not executed:"
 """How a call the person rejected, or never approved, is reported to the model."""
-_FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s)|\.$|$)", re.DOTALL)
+_FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
+_FAILURE_PREFIX = re.compile(r"^error: \w+ failed: (?:\w+(?:Error|Exception): )?")
 
 
 def args_prompt(tool: dict[str, Any], turn: Turn) -> str:
@@ -154,7 +155,9 @@ def shown(result: ToolResult) -> str:
     """
     if result.failed:
         text = result.content.strip()
-        first = _FIRST_SENTENCE.match(text.removeprefix(_NOT_RUN).strip())
+        # "error: get_x failed: ValueError: why" → "why"
+        reason_text = _FAILURE_PREFIX.sub("", text.removeprefix(_NOT_RUN).strip())
+        first = _FIRST_SENTENCE.match(reason_text)
         reason = first.group(0).strip() if first else text
         if text.startswith(_NOT_RUN):
             verb, _, thing = result.name.partition("_")

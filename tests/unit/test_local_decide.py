@@ -157,3 +157,17 @@ def test_no_chain_to_a_tool_the_message_could_already_fill_or_that_needs_nothing
     why = {c["name"]: c["why"] for c in decision.trace()}
     assert why["get_availability"] == "the message already held its arguments"
     assert why["lookup_brand"] == "needs nothing"
+
+
+def test_a_nested_record_fills_no_argument_of_a_chain() -> None:
+    forget = tool("forget_client_note", "Forget a client note.", ("client",))
+    context = {"status": "found", "client": {"name": "Thorinox Cutlery", "notes": "Kitchen"}}
+    messages = after(
+        "What do we know about Thorinox?", "get_client_context", {"client": "Thorinox"}, context
+    )
+    decision = Decider(ScriptedScorer({})).decide(read_turn(messages), [forget], None)
+
+    assert decision.tool is None
+    assert {c["name"]: c["why"] for c in decision.trace()}["forget_client_note"] == (
+        "results lack client"
+    )
