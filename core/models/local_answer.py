@@ -54,6 +54,10 @@ _RESULTS_RULE = "Answer the question from the tool results, in one or two senten
 _BREVITY = "Keep your answers short."
 _WORD = re.compile(r"\w+")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_ECHO = re.compile(r"tool result \(|^here is what \w+ found", re.IGNORECASE | re.MULTILINE)
+"""The prompt's own rendering of a result, copied: the model's values in it are not safe."""
+_FIGURE = re.compile(r"\d{4}-\d{2}-\d{2}|\d+\.\d+|\d{3,}")
+"""A date, or an amount with decimals or three or more digits."""
 _NOT_RUN = "Not executed:"
 """How a call the person rejected, or never approved, is reported to the model."""
 _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
@@ -118,7 +122,9 @@ def grounded(reply: str, turn: Turn) -> tuple[str, bool]:
     """Keep a reply that uses the latest tool result; otherwise show that result instead.
 
     The 135M model ignores a result about a third of the time and then invents dates and
-    names, so a reply that mentions too few of the result's values is replaced by them.
+    names, so a reply that mentions too few of the result's values is replaced by them; so
+    is one that copies the prompt's rendering of the result, or holds a date or an amount
+    no message or result holds.
     Only values the result added count: one with a digit that the question does not hold
     whole (a date, an amount), or one sharing no word with the question (repeating
     "Christmas Day" to "When is Christmas?" adds nothing).
@@ -141,9 +147,25 @@ def grounded(reply: str, turn: Turn) -> tuple[str, bool]:
     # One named value can be a fluke ("the task Garlic Press ... there are no tasks"):
     # half of what the result added, up to three values, must be in the reply.
     needed = min(GROUNDING_VALUES, (len(values) + 1) // 2)
-    if reply and sum(value.casefold() in said for value in values) >= needed:
+    if (
+        reply
+        and sum(value.casefold() in said for value in values) >= needed
+        and not _ECHO.search(reply)
+        and not _invented(reply, turn)
+    ):
         return reply, True
     return shown(latest), False
+
+
+def _invented(reply: str, turn: Turn) -> list[str]:
+    """Dates and amounts in `reply` that neither the message nor a tool result holds.
+
+    Copying a result, the model changes some of its values ("due_date: 2026-12-31" for
+    2026-12-04) while keeping enough others to pass for grounded.
+    """
+    sources = " ".join([turn.ask, *(r.content for r in turn.results)])
+    known = set(_FIGURE.findall(sources))
+    return [figure for figure in _FIGURE.findall(reply) if figure not in known]
 
 
 def shown(result: ToolResult) -> str:

@@ -17,7 +17,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from core.models.local_grammar import answer_schema, safe_args_schema
+from core.models.local_grammar import answer_schema, inline_refs, safe_args_schema
 from core.models.local_prompt import today_line
 from core.models.local_turn import Turn
 
@@ -109,6 +109,31 @@ def without_repeats(args: dict[str, Any], tool: dict[str, Any]) -> dict[str, Any
             claimed.append(text)
         kept[name] = value
     return {name: kept[name] for name in args if name in kept}
+
+
+def distinct_dates(
+    args: dict[str, Any], tool: dict[str, Any], dates: tuple[str, ...]
+) -> dict[str, Any]:
+    """Give a call's date arguments the turn's dates in order when the model repeated one.
+
+    "from December 18 to December 20" came back as check_in and check_out both 2026-12-20:
+    the model copies one date twice far more often than it swaps two. When the call's date
+    arguments hold a value twice and the turn has a date for each, they take the turn's
+    dates in the order the turn gave them (the order its arguments are declared in).
+    """
+    properties = inline_refs(tool["function"].get("parameters") or {}).get("properties") or {}
+    date_args = [name for name in properties if _is_date(properties[name]) and name in args]
+    taken = [args[name] for name in date_args]
+    if len(date_args) < 2 or len(set(taken)) == len(taken) or len(dates) < len(date_args):
+        return args
+    return {**args, **dict(zip(date_args, dates, strict=False))}
+
+
+def _is_date(prop: Any) -> bool:
+    if not isinstance(prop, dict):
+        return False
+    options = [prop, *(prop.get("anyOf") or [])]
+    return any(isinstance(o, dict) and o.get("format") == "date" for o in options)
 
 
 class _Copier:

@@ -21,7 +21,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
 from core.models.local_answer import args_prompt, grounded, reply_prompt
-from core.models.local_args import call_grammar, pools, without_repeats
+from core.models.local_args import call_grammar, distinct_dates, pools, without_repeats
 from core.models.local_decide import Decider
 from core.models.local_grammar import parse_tool_output
 from core.models.local_scoring import ContinuationScorer
@@ -145,12 +145,13 @@ class LocalChatModel(BaseChatModel):
         self, tool: dict[str, Any], turn: Turn, usage: _Usage
     ) -> tuple[dict[str, Any] | None, str | None]:
         """Write the chosen tool's call; None when the output is not a whole call."""
+        values = pools(turn)
         text, finish = self._complete(
-            args_prompt(tool, turn), call_grammar(tool, pools(turn)), None, usage, ARGS_MAX_TOKENS
+            args_prompt(tool, turn), call_grammar(tool, values), None, usage, ARGS_MAX_TOKENS
         )
         _, call = parse_tool_output(text, {tool["function"]["name"]})
         if call is not None:
-            call["args"] = without_repeats(call["args"], tool)
+            call["args"] = distinct_dates(without_repeats(call["args"], tool), tool, values.dates)
         return call, finish
 
     def _complete(

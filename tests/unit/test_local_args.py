@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from core.models.local_answer import grounded
-from core.models.local_args import call_grammar, pools, without_repeats
+from core.models.local_args import call_grammar, distinct_dates, pools, without_repeats
 from core.models.local_turn import read_turn
 
 SYSTEM = SystemMessage("You are agentloop.\n\nToday is Tuesday, 2026-11-24 (UTC). You are ...")
@@ -182,3 +182,45 @@ def test_a_call_that_did_not_go_through_is_explained_in_the_tools_words() -> Non
 
     assert not own
     assert shown == "I did not create the task: U0GRACE rejected this change, so it did not happen."
+
+
+def test_a_reply_that_copies_the_result_with_changed_values_is_replaced() -> None:
+    task = {"title": "Refresh Garlic Press main images", "due_date": "2026-12-04"}
+    turn = turn_of("what's still open for Thorinox?", ("list_tasks", {"tasks": [task]}))
+
+    copied = "tool result (list_tasks):\ntitle: Refresh Garlic Press main images\ndue: 2026-12-04"
+    changed = "Refresh Garlic Press main images is due 2026-12-31."
+    for reply in (copied, changed):
+        shown, own = grounded(reply, turn)
+        assert not own and "due_date: 2026-12-04 (Friday, December 4)" in shown, reply
+
+    kept = "Refresh Garlic Press main images is due 2026-12-04."
+    assert grounded(kept, turn) == (kept, True)
+
+
+def test_repeated_dates_take_the_turns_dates_in_order() -> None:
+    rooms = {
+        "type": "function",
+        "function": {
+            "name": "get_availability",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "check_in": {"type": "string", "format": "date"},
+                    "check_out": {"type": "string", "format": "date"},
+                    "guests": {"type": "integer"},
+                },
+                "required": ["check_in", "check_out"],
+            },
+        },
+    }
+    dates = pools(turn_of("Is a room available from December 18 to December 20?")).dates
+    repeated = {"check_in": "2026-12-20", "check_out": "2026-12-20", "guests": 2}
+
+    assert distinct_dates(repeated, rooms, dates) == {
+        "check_in": "2026-12-18",
+        "check_out": "2026-12-20",
+        "guests": 2,
+    }
+    swapped = {"check_in": "2026-12-20", "check_out": "2026-12-18"}
+    assert distinct_dates(swapped, rooms, dates) == swapped  # distinct: the model's own
