@@ -37,6 +37,7 @@ from bench import cpu_meter, cpu_profile
 from bench.cpu_meter import CpuUse
 from bench.latency_model import LatencyChatModel
 from bench.scratch_db import scratch_postgres
+from bench.workers import WorkersRun, run_workers
 from core.db.migrate import upgrade
 from core.models import ModelResolver
 from core.settings import CheckpointRetention, Settings
@@ -64,6 +65,8 @@ CPU_RATIO_TARGET = 2.0
 """Target: agent + database CPU per turn at most this many times the PostgreSQL baseline's."""
 THROUGHPUT_RATIO_TARGET = 0.5
 """Target: throughput at least this share of the PostgreSQL baseline's."""
+WORKERS_TARGET = 1.5
+"""Target: two worker processes give at least this many times one worker's throughput."""
 
 Turn = Callable[[str, int], Awaitable[tuple[float, bool]]]
 """One turn on a thread (its id, the turn's number): seconds taken, and whether it completed."""
@@ -178,10 +181,11 @@ class LoadRun:
 
 @dataclass
 class ConcurrencyResult:
-    """Every database and shape measured."""
+    """Every database and shape measured, and the text load over worker processes."""
 
     runs: list[LoadRun]
     cores: int
+    workers: list[WorkersRun]
 
 
 def _settings(
@@ -322,7 +326,9 @@ def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
             f"{last.label}, {last.shape.name}: {last.throughput:.1f} turns/s "
             f"({last.share:.0%} of ideal), p95 {last.quantile(0.95) * 1000:.0f} ms"
         )
-    return ConcurrencyResult(runs=runs, cores=os.cpu_count() or 1)
+    workers = [run_workers(n, THREADS, TURNS, MODEL_S, ANSWER) for n in (1, 2)]
+    say(", ".join(f"{w.workers} worker(s): {w.throughput:.1f} turns/s" for w in workers))
+    return ConcurrencyResult(runs=runs, cores=os.cpu_count() or 1, workers=workers)
 
 
 def _ms(seconds: float | None) -> str:
@@ -405,7 +411,7 @@ def render(result: ConcurrencyResult) -> list[str]:
             f"turn): at {THREADS} threads one event loop is CPU-bound long before the "
             "model's latency is all that counts, for LangChain's own loop as for this one.",
         ]
-    lines += _against_postgres_baseline(result)
+    lines += _against_postgres_baseline(result) + _over_workers(result)
     if all(r.share >= TARGET for r in result.runs):
         verdict = "the target is met."
     elif first.throughput >= 0.7 * ceiling or (first.load.machine_busy or 0) >= 0.9:
@@ -429,6 +435,35 @@ def render(result: ConcurrencyResult) -> list[str]:
         f"Result ({first.database}, {first.shape.name}): {verdict}",
     ]
     return lines
+
+
+def _over_workers(result: ConcurrencyResult) -> list[str]:
+    """The text load spread over one and over two worker processes."""
+    if not result.workers:
+        return []
+    one = result.workers[0].throughput
+    rows = []
+    for w in result.workers:
+        ratio = w.throughput / one
+        verdict = (
+            "" if w.workers == 1 else (" (met)" if ratio >= WORKERS_TARGET else " (**missed**)")
+        )
+        failed = f" ({w.turns - w.completed} not completed)" if w.completed < w.turns else ""
+        rows.append(
+            f"| {w.workers} | {w.turns}{failed} | {w.wall_s:.1f} | {w.throughput:.1f} "
+            f"| {ratio:.2f}×{verdict} |"
+        )
+    return [
+        "",
+        f"The same text load (PostgreSQL, {THREADS} threads × {TURNS} turns) spread over worker "
+        "processes, each with its own runner, thread t on worker t mod n (so each thread's "
+        f"turns keep their order); the database on the same {result.cores}-core machine. "
+        f"Target: two workers ≥ {WORKERS_TARGET:.1f}× one.",
+        "",
+        "| worker processes | turns | wall s | turns/s | vs one worker |",
+        "|---|---|---|---|---|",
+        *rows,
+    ]
 
 
 def _against_postgres_baseline(result: ConcurrencyResult) -> list[str]:
