@@ -37,7 +37,7 @@ from bench import cpu_meter, cpu_profile
 from bench.cpu_meter import CpuUse
 from bench.latency_model import LatencyChatModel
 from bench.scratch_db import scratch_postgres
-from bench.workers import WorkersRun, run_workers
+from bench.workers import Load, WorkersRun, run_workers
 from core.db.migrate import upgrade
 from core.models import ModelResolver
 from core.settings import CheckpointRetention, Settings
@@ -326,7 +326,8 @@ def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
             f"{last.label}, {last.shape.name}: {last.throughput:.1f} turns/s "
             f"({last.share:.0%} of ideal), p95 {last.quantile(0.95) * 1000:.0f} ms"
         )
-    workers = [run_workers(n, THREADS, TURNS, MODEL_S, ANSWER) for n in (1, 2)]
+    load = Load(THREADS, TURNS, MODEL_S, ANSWER, _settings)
+    workers = [run_workers(n, load) for n in (1, 2)]
     say(", ".join(f"{w.workers} worker(s): {w.throughput:.1f} turns/s" for w in workers))
     return ConcurrencyResult(runs=runs, cores=os.cpu_count() or 1, workers=workers)
 

@@ -13,6 +13,7 @@ import asyncio
 import multiprocessing
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 from bench.latency_model import LatencyChatModel
 from bench.scratch_db import scratch_postgres
 from core.models import ModelResolver
+from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tools.registry import ToolRegistry
 
@@ -41,32 +43,32 @@ class WorkersRun:
         return self.turns / self.wall_s
 
 
-def run_workers(workers: int, threads: int, turns: int, model_s: float, answer: str) -> WorkersRun:
-    """Run `threads` × `turns` text turns over `workers` processes on a scratch database."""
-    return asyncio.run(_on_postgres(workers, threads, turns, model_s, answer))
+@dataclass(frozen=True)
+class Load:
+    """What every worker runs: the threads' turns on a model of fixed latency."""
+
+    threads: int
+    turns: int
+    model_s: float
+    answer: str
+    settings_for: Callable[[str, Path], Settings]
+    """The settings of a worker, given the database URL and a data directory."""
 
 
-async def _on_postgres(
-    workers: int, threads: int, turns: int, model_s: float, answer: str
-) -> WorkersRun:
+def run_workers(workers: int, load: Load) -> WorkersRun:
+    """Run `load` over `workers` processes on a scratch PostgreSQL database."""
+    return asyncio.run(_on_postgres(workers, load))
+
+
+async def _on_postgres(workers: int, load: Load) -> WorkersRun:
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(workers)
     results = context.Queue()
     async with scratch_postgres("workers") as url:
+        shares = [list(range(w, load.threads, workers)) for w in range(workers)]
         processes = [
-            context.Process(
-                target=_worker,
-                args=(
-                    url,
-                    list(range(w, threads, workers)),
-                    turns,
-                    model_s,
-                    answer,
-                    barrier,
-                    results,
-                ),
-            )
-            for w in range(workers)
+            context.Process(target=_worker, args=(url, share, load, barrier, results))
+            for share in shares
         ]
         for process in processes:
             process.start()
@@ -78,32 +80,25 @@ async def _on_postgres(
 
 
 def _worker(
-    url: str,
-    threads: list[int],
-    turns: int,
-    model_s: float,
-    answer: str,
-    barrier: Barrier,
-    results: multiprocessing.Queue,
+    url: str, threads: list[int], load: Load, barrier: Barrier, results: multiprocessing.Queue
 ) -> None:
-    results.put(asyncio.run(_serve(url, threads, turns, model_s, answer, barrier)))
+    results.put(asyncio.run(_serve(url, threads, load, barrier)))
 
 
 async def _serve(
-    url: str, threads: list[int], turns: int, model_s: float, answer: str, barrier: Barrier
+    url: str, threads: list[int], load: Load, barrier: Barrier
 ) -> tuple[float, float, int, int]:
-    from bench.concurrency import MODEL, _settings
-
     with tempfile.TemporaryDirectory() as tmp:
-        settings = _settings(url, Path(tmp))
+        settings = load.settings_for(url, Path(tmp))
         models = ModelResolver(settings)
-        models._models[MODEL] = LatencyChatModel(latency_s=model_s, answer=answer)
+        model = LatencyChatModel(latency_s=load.model_s, answer=load.answer)
+        models._models[settings.model_spec()] = model  # the resolver's cache is the model seam
         async with Runner.open(settings, ToolRegistry([]), models) as runner:
             for n in range(WARMUP_TURNS):
                 await runner.run_turn(TurnRequest(f"warm-{threads[0]}-{n}", "bench", "hi"))
             await asyncio.to_thread(barrier.wait)
             started = time.time()
-            outcomes = await asyncio.gather(*(_thread(runner, t, turns) for t in threads))
+            outcomes = await asyncio.gather(*(_thread(runner, t, load.turns) for t in threads))
             ended = time.time()
     completed = [ok for thread in outcomes for ok in thread]
     return started, ended, len(completed), sum(completed)

@@ -180,7 +180,7 @@ def shown(result: ToolResult) -> str:
         # "error: get_x failed: ValueError: why" → "why"
         reason_text = _FAILURE_PREFIX.sub("", text.removeprefix(_NOT_RUN).strip())
         first = _FIRST_SENTENCE.match(reason_text)
-        reason = first.group(0).strip() if first else text
+        reason = first.group(0).strip() if first else reason_text
         if text.startswith(_NOT_RUN):
             verb, _, thing = result.name.partition("_")
             return f"I did not {verb} the {thing.replace('_', ' ') or 'change'}: {reason}"

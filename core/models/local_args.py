@@ -122,18 +122,22 @@ def distinct_dates(
     dates in the order the turn gave them (the order its arguments are declared in).
     """
     properties = inline_refs(tool["function"].get("parameters") or {}).get("properties") or {}
-    date_args = [name for name in properties if _is_date(properties[name]) and name in args]
+    date_args = [n for n in properties if _is_date(_alternatives(properties[n])) and n in args]
     taken = [args[name] for name in date_args]
     if len(date_args) < 2 or len(set(taken)) == len(taken) or len(dates) < len(date_args):
         return args
     return {**args, **dict(zip(date_args, dates, strict=False))}
 
 
-def _is_date(prop: Any) -> bool:
+def _alternatives(prop: Any) -> list[dict[str, Any]]:
+    """The non-null schemas a property may take (its `anyOf`, or itself)."""
     if not isinstance(prop, dict):
-        return False
-    options = [prop, *(prop.get("anyOf") or [])]
-    return any(isinstance(o, dict) and o.get("format") == "date" for o in options)
+        return []
+    return [a for a in prop.get("anyOf", [prop]) if isinstance(a, dict) and a.get("type") != "null"]
+
+
+def _is_date(alternatives: list[dict[str, Any]]) -> bool:
+    return any(a.get("format") == "date" for a in alternatives)
 
 
 class _Copier:
@@ -158,7 +162,7 @@ class _Copier:
     def _property(self, prop: dict[str, Any], required: bool) -> dict[str, Any] | None:
         """The copy-constrained schema of one property; None to leave it out."""
         values = self._values
-        alternatives = [a for a in prop.get("anyOf", [prop]) if a.get("type") != "null"]
+        alternatives = _alternatives(prop)
         kinds = {str(a.get("type")) for a in alternatives}
         enum = [v for a in alternatives for v in a.get("enum", [])]
         if enum:
@@ -183,7 +187,7 @@ class _Copier:
 
     def _texts(self, alternatives: list[dict[str, Any]], required: bool) -> tuple[str, ...]:
         """The strings a string property may take: dates, or spans within its length."""
-        if any(a.get("format") == "date" for a in alternatives):
+        if _is_date(alternatives):
             return self._values.dates
         if any("pattern" in a or "format" in a for a in alternatives):
             return ()
