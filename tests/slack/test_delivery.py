@@ -37,12 +37,14 @@ async def test_a_retried_event_starts_one_run(
     assert rows == 1
 
 
-async def test_an_expired_event_id_may_run_again(open_slack_app, slack_settings) -> None:
+async def test_an_expired_event_id_may_run_again(
+    open_slack_app, slack_settings, workspace_url: str
+) -> None:
     turns = [
         {"content": "Garlic Press belongs to Thorinox."},
         {"content": "Garlic Press still belongs to Thorinox."},
     ]
-    async with open_slack_app(turns, slack=slack_settings) as slack:
+    async with open_slack_app(turns, slack=slack_settings, database_url=workspace_url) as slack:
         event = mention("C1", "U0GRACE", "who owns Garlic Press?", "150.1")
         await slack.sender.event(event, event_id="Ev0OLD")
         await slack.api.wait_for("chat.postMessage", text=turns[0]["content"])
