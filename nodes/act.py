@@ -10,10 +10,12 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Sequence
 
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
+    HumanMessage,
     RemoveMessage,
     SystemMessage,
     ToolMessage,
@@ -122,6 +124,9 @@ class Act:
             if isinstance(message, AIMessage)
             for call in calls_of(message)
         ]
+        asked = _asked_which(messages[:start])
+        if asked:
+            keep.insert(0, asked)
         pending = state.get("pending")
         if pending:
             keep += [proposal["tool"] for proposal in pending["proposals"]]
@@ -233,3 +238,22 @@ def _distrust_cut_off_calls(message: AIMessage) -> AIMessage:
     return message.model_copy(
         update={"tool_calls": [], "invalid_tool_calls": [*message.invalid_tool_calls, *cut_off]}
     )
+
+
+def _asked_which(earlier: Sequence[BaseMessage]) -> str:
+    """The tool whose result ended the previous exchange by asking which one was meant.
+
+    "the Thorinox one" answers resolve_brand's candidates; the message alone ranks
+    lookup_client first.
+    """
+    for message in reversed(earlier):
+        if isinstance(message, HumanMessage):
+            return ""
+        if isinstance(message, ToolMessage) and message.status != "error":
+            try:
+                data = json.loads(message.text)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and data.get("status") == "ambiguous":
+                return message.name or ""
+    return ""

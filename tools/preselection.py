@@ -58,9 +58,16 @@ class ToolRanker:
         # "what" and "which" tell tools apart, but name no need by themselves.
         if not self._tools or all(w in _GENERIC_QUESTION_WORDS for w in known):
             return [(tool.name, 0.0) for tool in self._tools]
-        scores = self._bm25.get_scores(known)
-        order = sorted(range(len(self._tools)), key=lambda i: -float(scores[i]))
-        return [(self._tools[i].name, float(scores[i])) for i in order]
+        scores = [float(score) for score in self._bm25.get_scores(known)]
+        if _asks_for_information(query):
+            # "what discount can we offer?" asks to read; a change it did not ask for
+            # ranks behind every read that matches as well.
+            scores = [
+                score * _QUESTION_CHANGE_WEIGHT if tool.mutating else score
+                for tool, score in zip(self._tools, scores, strict=True)
+            ]
+        order = sorted(range(len(self._tools)), key=lambda i: -scores[i])
+        return [(self._tools[i].name, scores[i]) for i in order]
 
     def offer(
         self,
@@ -121,6 +128,15 @@ def _words(text: str) -> list[str]:
     return out
 
 
+def _asks_for_information(message: str) -> bool:
+    """A question that opens with a question word ("what ...?", "which ...?", "when ...?")."""
+    words = re.findall(r"\w+", message.casefold())
+    return bool(words) and words[0] in _QUESTION_OPENERS and "?" in message
+
+
+_QUESTION_OPENERS = frozenset({"what", "which", "when", "where", "who", "whose", "how", "why"})
+_QUESTION_CHANGE_WEIGHT = 0.5
+"""How much of its score a tool that changes data keeps for an information question."""
 _ALWAYS_KEPT_WORDS = frozenset({"when", "who", "which", "what", "where"})
 """Question words the workspace search drops, but which tell tools apart (when → dates)."""
 _GENERIC_QUESTION_WORDS = frozenset({"what", "which"})

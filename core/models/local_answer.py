@@ -41,6 +41,18 @@ _ARGS_RULE = (
 _ARGS_EXAMPLE = (
     {
         "role": "user",
+        "content": "Tool: add_todo: Add a to-do to a team's list.\nArguments:\n"
+        "- team: team name, e.g. Sales\n- title: the work to do, e.g. Call the printer\n"
+        "- owner (optional): who does it\n"
+        "Message: add a to-do for Sales to book the venue for the spring party",
+    },
+    {
+        "role": "assistant",
+        "content": '{"tool": "add_todo", "args": {"team": "Sales", '
+        '"title": "book the venue for the spring party"}}',
+    },
+    {
+        "role": "user",
         "content": "Tool: send_email: Send an email.\nArguments:\n- to: who gets it\n"
         "- subject: its subject\n- cc (optional): who gets a copy\n"
         "Message: email Bob Stone the minutes",
@@ -141,8 +153,13 @@ def grounded(reply: str, turn: Turn) -> tuple[str, bool]:
         return shown(latest), False
     if latest.data() is None:
         return reply, True
+    data = latest.data()
+    # A result's status ("found") is the tool's bookkeeping, not a fact a reply tells.
+    status = data.get("status") if isinstance(data, dict) else None
     shown_values = [v if isinstance(v, str) else json.dumps(v) for v in latest.leaves()]
-    values = list(dict.fromkeys(v for v in shown_values if len(v) >= 3 and _news(v, turn.ask)))
+    values = list(
+        dict.fromkeys(v for v in shown_values if len(v) >= 3 and v != status and _news(v, turn.ask))
+    )
     said = reply.casefold()
     # One named value can be a fluke ("the task Garlic Press ... there are no tasks"):
     # half of what the result added, up to three values, must be in the reply.
@@ -235,6 +252,9 @@ def _is_id(key: str) -> bool:
 
 
 def _scalar(value: Any) -> str:
+    """A value as a person reads it: a whole amount without its ".0" (149, not 149.0)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 

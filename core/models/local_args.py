@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.models.local_grammar import answer_schema, inline_refs, safe_args_schema
-from core.models.local_prompt import today_line
+from core.models.local_prompt import context_lines, today_line
 from core.models.local_turn import Turn
 
 MAX_SPAN_WORDS = 8
@@ -36,6 +36,10 @@ _DAY_MONTH = re.compile(
 _EDGE = " \t\n\"'`.,;:!?()[]{}<>"
 _RANGE_END = re.compile(r"\s*(?:-|–|to|until|through)\s*(\d{1,2})\b", re.IGNORECASE)
 """The end of a range written after a day: "January 17-19", "Dec 4 to 6"."""
+ENTITY_KINDS = ("client", "brand")
+"""Arguments that name a workspace record gather finds in a message (its context block's
+`[workspace client]` and `[workspace brand]` entries)."""
+_ENTITY = re.compile(r"^- \[workspace (\w+)\] (.+?)(?: \([^()]*\))?: ")
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,10 @@ class Pools:
     dates: tuple[str, ...]
     text: str
     """Everything the values come from, casefolded (for matching enum values)."""
+    entities: dict[str, tuple[str, ...]]
+    """The clients and brands the message mentions, by kind (see `ENTITY_KINDS`)."""
+    earlier: dict[str, tuple[str | int | float, ...]]
+    """The previous exchange's values by argument or field name (`Turn.earlier`)."""
 
 
 def pools(turn: Turn) -> Pools:
@@ -65,9 +73,56 @@ def pools(turn: Turn) -> Pools:
     dates = _DATE_TEXT.findall(turn.ask) + _named_dates(turn.ask, _today(turn.system))
     dates += [s for s in strings if _DATE_TEXT.fullmatch(s)]
     text = " ".join([turn.ask, *strings]).casefold()
+    entities: dict[str, list[str]] = {kind: [] for kind in ENTITY_KINDS}
+    for line in context_lines(turn.system):
+        found = _ENTITY.match(line)
+        if found is not None and found.group(1) in entities:
+            entities[found.group(1)].append(found.group(2))
     return Pools(
-        _unique(spans + results), _unique(names + results), _unique(numbers), _unique(dates), text
+        _unique(spans + results),
+        _unique(names + results),
+        _unique(numbers),
+        _unique(dates),
+        text,
+        {kind: _unique(found) for kind, found in entities.items()},
+        turn.earlier,
     )
+
+
+def unfillable(tool: dict[str, Any], values: Pools) -> list[str]:
+    """The tool's required date arguments that nothing in the turn can fill.
+
+    Left to write a date the message does not hold, the model makes one up (1234-06-07);
+    a tool that needs one cannot be called until the person gives it.
+    """
+    schema = inline_refs(tool["function"].get("parameters") or {})
+    properties = schema.get("properties") or {}
+    return [
+        name
+        for name in schema.get("required") or []
+        if _is_date(_alternatives(properties.get(name)))
+        and not values.dates
+        and not values.earlier.get(name)
+    ]
+
+
+def titled(args: dict[str, Any]) -> dict[str, Any]:
+    """A title as a person writes it: capitalized, without naming another argument's value.
+
+    Copied from "create a task to refresh the images for Thorinox", the title comes back as
+    "refresh the images for Thorinox" next to "client": "Thorinox".
+    """
+    title = args.get("title")
+    if not isinstance(title, str):
+        return args
+    others = [v for k, v in args.items() if k != "title" and isinstance(v, str) and v]
+    for other in others:
+        for joint in (" for ", " of ", " at "):
+            if title.casefold().endswith(f"{joint}{other}".casefold()):
+                title = title[: -len(joint + other)]
+    if title[:1].islower():
+        title = title[:1].upper() + title[1:]
+    return {**args, "title": title}
 
 
 def call_grammar(tool: dict[str, Any], values: Pools) -> Any:
@@ -153,15 +208,16 @@ class _Copier:
         required = set(schema.get("required") or [])
         properties = {}
         for name, prop in (schema.get("properties") or {}).items():
-            copied = self._property(prop, name in required)
+            copied = self._property(name, prop, name in required)
             if copied is not None:
                 properties[name] = copied
         kept = [name for name in required if name in properties]
         return {**schema, "properties": properties, "required": kept}
 
-    def _property(self, prop: dict[str, Any], required: bool) -> dict[str, Any] | None:
+    def _property(self, name: str, prop: dict[str, Any], required: bool) -> dict[str, Any] | None:
         """The copy-constrained schema of one property; None to leave it out."""
         values = self._values
+        earlier = values.earlier.get(name, ())
         alternatives = _alternatives(prop)
         kinds = {str(a.get("type")) for a in alternatives}
         enum = [v for a in alternatives for v in a.get("enum", [])]
@@ -170,13 +226,16 @@ class _Copier:
             return {"enum": named} if named else (prop if required else None)
         literals: tuple[str, ...] = ()
         if kinds == {"string"}:
-            literals = tuple(
-                json.dumps(t, ensure_ascii=False) for t in self._texts(alternatives, required)
-            )
-        elif kinds == {"integer"}:
-            literals = tuple(n for n in values.numbers if "." not in n)
+            texts = self._texts(name, alternatives, required)
+            if texts is None:
+                return None
+            literals = tuple(json.dumps(t, ensure_ascii=False) for t in texts)
         elif kinds and kinds <= {"integer", "number"}:
-            literals = values.numbers
+            before = [json.dumps(v) for v in earlier if isinstance(v, int | float)]
+            numbers = _unique([*values.numbers, *before])
+            literals = (
+                tuple(n for n in numbers if "." not in n) if kinds == {"integer"} else numbers
+            )
         # Lists, objects, flags and patterned strings are not copied; the model fills them
         # only when it must.
         if not literals:
@@ -185,15 +244,29 @@ class _Copier:
         self.markers[marker] = literals
         return {"enum": [marker]}
 
-    def _texts(self, alternatives: list[dict[str, Any]], required: bool) -> tuple[str, ...]:
-        """The strings a string property may take: dates, or spans within its length."""
+    def _texts(
+        self, name: str, alternatives: list[dict[str, Any]], required: bool
+    ) -> tuple[str, ...] | None:
+        """The strings a string property may take; None to leave an optional one out.
+
+        A date is one the turn holds, else the one the same argument had in the previous
+        exchange; a client or brand is one the message mentions, else the previous
+        exchange's; any other string is a span of the message or a result's value (the
+        previous exchange's value of the same name first).
+        """
+        values = self._values
+        earlier = tuple(v for v in values.earlier.get(name, ()) if isinstance(v, str))
         if _is_date(alternatives):
-            return self._values.dates
+            return values.dates or earlier
         if any("pattern" in a or "format" in a for a in alternatives):
             return ()
+        if name in values.entities:
+            known = values.entities[name] or earlier
+            if known or not required:
+                return known or None
         low = max(int(a.get("minLength", 1)) for a in alternatives)
         high = min(int(a.get("maxLength", MAX_VALUE_CHARS)) for a in alternatives)
-        pool = self._values.spans if required else self._values.names
+        pool = _unique([*earlier, *(values.spans if required else values.names)])
         return tuple(s for s in pool if low <= len(s) <= high)
 
 

@@ -21,7 +21,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
 from core.models.local_answer import args_prompt, grounded, reply_prompt
-from core.models.local_args import call_grammar, distinct_dates, pools, without_repeats
+from core.models.local_args import call_grammar, distinct_dates, pools, titled, without_repeats
 from core.models.local_decide import Decider
 from core.models.local_grammar import parse_tool_output
 from core.models.local_scoring import ContinuationScorer
@@ -108,7 +108,10 @@ class LocalChatModel(BaseChatModel):
         with self._lock:
             if self._scorer is None:
                 self._scorer = ContinuationScorer(self.llama)
-            decision = Decider(self._scorer).decide(turn, tools, choice)
+            # The ranking's scores, where the agent's act node offered the tools.
+            offered = (run_manager.metadata if run_manager else {}).get("offered_tools")
+            scores = offered if isinstance(offered, dict) else None
+            decision = Decider(self._scorer).decide(turn, tools, choice, scores)
             usage.input_tokens += decision.input_tokens
             call, finish, overruled = None, None, ""
             if decision.tool is not None:
@@ -151,7 +154,8 @@ class LocalChatModel(BaseChatModel):
         )
         _, call = parse_tool_output(text, {tool["function"]["name"]})
         if call is not None:
-            call["args"] = distinct_dates(without_repeats(call["args"], tool), tool, values.dates)
+            args = distinct_dates(without_repeats(call["args"], tool), tool, values.dates)
+            call["args"] = titled(args)
         return call, finish
 
     def _complete(

@@ -17,9 +17,11 @@ tool result a reply wins unless an offered tool not yet called can be filled fro
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from core.models.local_args import pools, unfillable
 from core.models.local_prompt import summary_line
 from core.models.local_turn import Turn
 
@@ -29,7 +31,11 @@ ASK_WORDS = 12
 message would otherwise stretch every margin below; and its opening tells small talk from a
 request, or one tool from another, as well as the rest."""
 RANK_GAP = 4.0
-"""How many nats more likely the message must be under the second tool than the first."""
+"""How many nats more likely the message must be under the second tool than the first..."""
+LEAD_GAP = 4.0
+"""...plus this many times the first tool's relative lead in the ranking score: a second
+tool the ranking barely placed second needs RANK_GAP, one it placed far behind up to twice
+that ("which client owns Garlic Press?" ranks resolve_brand 13.4, create_brand 7.1)."""
 SMALL_TALK_BAR = 0.5
 """Small-talk margin above which the message is answered, not looked up; measured margins
 were at most -0.7 for requests and at least 1.7 for small talk."""
@@ -98,13 +104,20 @@ class Decider:
         self._scorer = scorer
         self._read = 0
 
-    def decide(self, turn: Turn, tools: list[dict[str, Any]], choice: str | None) -> Decision:
+    def decide(
+        self,
+        turn: Turn,
+        tools: list[dict[str, Any]],
+        choice: str | None,
+        scores: Mapping[str, float] | None = None,
+    ) -> Decision:
         """Choose between a reply and the first two of `tools` (bound order is rank).
 
         Args:
             turn: The conversation's current turn.
             tools: The tools this call may use under `choice`, best first.
             choice: The normalized tool_choice (None, "auto", "required", "none", a name).
+            scores: The tools' ranking scores, when the caller ranked them.
 
         Returns:
             The decision, with every candidate's score.
@@ -116,29 +129,47 @@ class Decider:
             named = Candidate(tools[0]["function"]["name"], None, "tool_choice")
             return Decision(tools[0], (named,))
         reply_allowed = choice != "required"
-        if turn.answered and reply_allowed:
+        values = pools(turn)
+        missing = {tool["function"]["name"]: unfillable(tool, values) for tool in tools}
+        ruled_out = [
+            Candidate(name, None, f"nothing in the turn gives {', '.join(args)}")
+            for name, args in missing.items()
+            if args
+        ]
+        if reply_allowed:
+            tools = [tool for tool in tools if not missing[tool["function"]["name"]]]
+        if not tools:
+            candidates = [Candidate(REPLY, 0.0, "no offered tool can be filled")]
+        elif turn.answered and reply_allowed:
             candidates = self._after_results(turn, tools)
         else:
-            candidates = self._ranked(turn, tools[:2])
+            candidates = self._ranked(turn, tools[:2], scores or {})
             if reply_allowed:
                 candidates.insert(0, self._small_talk(turn))
+        candidates += ruled_out if reply_allowed else []
         scored = [c for c in candidates if c.score is not None]
         best = max(scored, key=lambda c: c.score or 0.0).name if scored else REPLY
         by_name = {tool["function"]["name"]: tool for tool in tools}
         return Decision(by_name.get(best), tuple(candidates), self._read)
 
-    def _ranked(self, turn: Turn, top: list[dict[str, Any]]) -> list[Candidate]:
+    def _ranked(
+        self, turn: Turn, top: list[dict[str, Any]], scores: Mapping[str, float]
+    ) -> list[Candidate]:
         """The first two tools: rank prior, and the second's likelihood edge over the first."""
         first = top[0]["function"]["name"]
         if len(top) == 1:
             return [Candidate(first, 0.0, "rank 1")]
+        second = top[1]["function"]["name"]
         edge = self._purpose(turn, top[1]) - self._purpose(turn, top[0])
+        best, next_best = scores.get(first, 0.0), scores.get(second, 0.0)
+        lead = (best - next_best) / best if best > next_best > 0 else 0.0
+        gap = RANK_GAP + LEAD_GAP * lead
         return [
             Candidate(first, 0.0, "rank 1"),
             Candidate(
-                top[1]["function"]["name"],
-                edge - RANK_GAP,
-                f"rank 2: message likelihood {edge:+.2f} vs rank 1, minus {RANK_GAP}",
+                second,
+                edge - gap,
+                f"rank 2: message likelihood {edge:+.2f} vs rank 1, minus {gap:.2f}",
             ),
         ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -47,6 +47,9 @@ class Turn:
     """Tool results since the ask, in order."""
     start: int
     """Index of the ask in the conversation (0 when there is no human message)."""
+    earlier: dict[str, tuple[str | int | float, ...]] = field(default_factory=dict)
+    """The previous exchange's values by name: its calls' arguments, then its results'
+    fields at any depth. A follow-up ("book it for Dana Levi") refers to them."""
 
     @property
     def answered(self) -> bool:
@@ -91,7 +94,39 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
             name = message.name or names.get(message.tool_call_id, "tool")
             failed = message.status == "error"
             results.append(ToolResult(name, message_text(message), failed))
-    return Turn(system, ask, tuple(called), tuple(results), max(start, 0))
+    before = max(
+        (i for i, m in enumerate(messages[:start]) if isinstance(m, HumanMessage)), default=-1
+    )
+    earlier = _named_values(messages[before + 1 : start]) if start > 0 else {}
+    return Turn(system, ask, tuple(called), tuple(results), max(start, 0), earlier)
+
+
+def _named_values(messages: Sequence[BaseMessage]) -> dict[str, tuple[str | int | float, ...]]:
+    """Scalar values by argument or field name: calls' arguments first, then results'."""
+    found: dict[str, list[str | int | float]] = {}
+    calls = [c for m in messages if isinstance(m, AIMessage) for c in m.tool_calls]
+    for call in calls:
+        for key, value in (call.get("args") or {}).items():
+            _add_named(found, str(key), value)
+    for message in messages:
+        if isinstance(message, ToolMessage) and message.status != "error":
+            _collect_named(ToolResult("", message_text(message)).data(), found)
+    return {key: tuple(dict.fromkeys(values)) for key, values in found.items()}
+
+
+def _collect_named(node: Any, found: dict[str, list[str | int | float]]) -> None:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _add_named(found, str(key), value)
+            _collect_named(value, found)
+    elif isinstance(node, list):
+        for item in node:
+            _collect_named(item, found)
+
+
+def _add_named(found: dict[str, list[str | int | float]], key: str, value: Any) -> None:
+    if isinstance(value, str | int | float) and not isinstance(value, bool) and value != "":
+        found.setdefault(key, []).append(value)
 
 
 def _collect_leaves(node: Any, found: list[str | int | float]) -> None:

@@ -108,3 +108,24 @@ async def test_a_small_budget_offers_only_matching_tools_and_keeps_the_called_on
         [run] = await session.scalars(select(AgentRun).where(AgentRun.thread_id == "t1"))
     act_calls = [call for call in run.usage if call["node"] == "act"]
     assert [call["tools"] for call in act_calls] == [first, second]
+
+
+async def test_a_follow_up_to_a_which_one_question_is_offered_the_tool_that_asked(
+    open_runner, write_script, tmp_path: Path, workspace_url
+) -> None:
+    transcript = tmp_path / "requests.jsonl"
+    brand_call = {"tool_calls": [{"name": "resolve_brand", "args": {"brand": "Garlic Press"}}]}
+    spec = write_script([brand_call, {"content": "Thorinox or Distex?"}, {"content": "Which one?"}])
+    async with open_runner(
+        default_registry(),
+        model=spec,
+        scripted_transcript=transcript,
+        tool_budget=3,
+        database_url=workspace_url,
+    ) as runner:
+        first = await runner.run_turn(TurnRequest("t1", "U1", "where do Garlic Press tasks go?"))
+        await runner.run_turn(TurnRequest("t1", "U1", "the Thorinox one"))
+    assert (first.tool_calls[0].result or {}).get("status") == "ambiguous"
+    *_, follow_up = offered(transcript)
+    # The message alone ranks lookup_client first; it answers resolve_brand's question.
+    assert follow_up[0] == "resolve_brand"

@@ -9,10 +9,51 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from core.models.local_answer import grounded
-from core.models.local_args import call_grammar, distinct_dates, pools, without_repeats
+from core.models.local_args import (
+    call_grammar,
+    distinct_dates,
+    pools,
+    titled,
+    unfillable,
+    without_repeats,
+)
 from core.models.local_turn import read_turn
 
-SYSTEM = SystemMessage("You are agentloop.\n\nToday is Tuesday, 2026-11-24 (UTC). You are ...")
+SYSTEM = SystemMessage(
+    "You are agentloop.\n\nToday is Tuesday, 2026-11-24 (UTC). You are ...\n\n"
+    "Context gathered for this message:\nUse these ...\n"
+    "- [workspace client] Thorinox: client Thorinox: Kitchen tools.\n"
+    "- [workspace brand] Garlic Press (Thorinox): brand Garlic Press of Thorinox, maps to x"
+)
+ASSIGN = {
+    "function": {
+        "name": "assign_person",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "client": {"type": "string"},
+                "person": {"type": "string"},
+                "brand": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "team": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            },
+            "required": ["client", "person"],
+        },
+    }
+}
+BOOKING = {
+    "function": {
+        "name": "create_booking",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "check_in": {"type": "string", "format": "date"},
+                "guests": {"type": "integer"},
+                "guest_name": {"type": "string"},
+            },
+            "required": ["check_in", "guest_name"],
+        },
+    }
+}
 LIST_TASKS = {
     "type": "function",
     "function": {
@@ -224,3 +265,69 @@ def test_repeated_dates_take_the_turns_dates_in_order() -> None:
     }
     swapped = {"check_in": "2026-12-20", "check_out": "2026-12-18"}
     assert distinct_dates(swapped, rooms, dates) == swapped  # distinct: the model's own
+
+
+def test_a_client_or_brand_argument_takes_only_what_the_message_mentions() -> None:
+    pytest.importorskip("llama_cpp")
+    values = pools(turn_of("put Omar on Thorinox for Garlic Press"))
+    assert values.entities == {"client": ("Thorinox",), "brand": ("Garlic Press",)}
+
+    text = call_grammar(ASSIGN, values)._grammar
+
+    client_rule = next(line for line in text.splitlines() if "Thorinox" in line)
+    assert "Omar" not in client_rule  # a person's name is no client
+    assert "Omar" in text  # but fills the person
+    plain = read_turn([SystemMessage("You are agentloop."), HumanMessage("put Omar on Distex")])
+    unbranded = call_grammar(ASSIGN, pools(plain))._grammar
+    assert "brand" not in unbranded  # a brand the message does not mention is left out
+
+
+def test_a_follow_up_takes_the_previous_exchanges_values() -> None:
+    call = {"name": "get_availability", "args": {}, "id": "c1", "type": "tool_call"}
+    call["args"] = {"check_in": "2027-01-17", "guests": 2}
+    result = ToolMessage(json.dumps({"rooms": [{"room_type": "Queen"}]}), tool_call_id="c1")
+    turn = read_turn(
+        [
+            SYSTEM,
+            HumanMessage("Is there a Queen free January 17 for two?"),
+            AIMessage("", tool_calls=[call]),
+            result,
+            AIMessage("Yes."),
+            HumanMessage("book it for Dana Levi"),
+        ]
+    )
+
+    assert turn.earlier == {
+        "check_in": ("2027-01-17",),
+        "guests": (2,),
+        "room_type": ("Queen",),
+    }
+    values = pools(turn)
+    assert unfillable(BOOKING, values) == []
+    pytest.importorskip("llama_cpp")
+    text = call_grammar(BOOKING, values)._grammar
+    assert '"\\"2027-01-17\\""' in text and "2" in text
+
+
+def test_a_required_date_nothing_gives_makes_the_tool_unfillable() -> None:
+    assert unfillable(BOOKING, pools(turn_of("book the queen room for Dana Levi"))) == ["check_in"]
+    assert unfillable(BOOKING, pools(turn_of("book a room on December 18 for Dana"))) == []
+
+
+def test_a_title_is_capitalized_and_does_not_name_another_argument() -> None:
+    args = {"client": "Thorinox", "title": "refresh the Garlic Press images for Thorinox"}
+    assert titled(args) == {"client": "Thorinox", "title": "Refresh the Garlic Press images"}
+    assert titled({"client": "Acme"}) == {"client": "Acme"}
+
+
+def test_a_status_word_does_not_ground_a_reply() -> None:
+    found = {
+        "status": "found",
+        "brand": {"name": "Garlic Press", "marketplace": "amazon_us"},
+        "destination": {"space": "Thorinox", "list": "Amazon US - Garlic Press"},
+    }
+    turn = turn_of("the Thorinox one", ("resolve_brand", found))
+
+    shown, own = grounded("The brand was not found on amazon_us.", turn)
+
+    assert not own and "list: Amazon US - Garlic Press" in shown

@@ -11,7 +11,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from core.models.local_decide import RANK_GAP, REPLY, REQUESTS, SMALL_TALK, Decider
+from core.models.local_decide import LEAD_GAP, RANK_GAP, REPLY, REQUESTS, SMALL_TALK, Decider
 from core.models.local_turn import read_turn
 
 
@@ -171,3 +171,40 @@ def test_a_nested_record_fills_no_argument_of_a_chain() -> None:
     assert {c["name"]: c["why"] for c in decision.trace()}["forget_client_note"] == (
         "results lack client"
     )
+
+
+def test_a_second_tool_the_ranking_placed_far_behind_needs_a_larger_edge() -> None:
+    edge = {SMALL_TALK[0]: -30.0, "Find the dates": -20.0, "date phrase": -20.0 + RANK_GAP + 1}
+    turn = read_turn(first_call("dates of next weekend"))
+
+    close = Decider(ScriptedScorer(edge)).decide(
+        turn, [HOLIDAY, DATES], None, {"resolve_holiday": 10.0, "resolve_date_hint": 9.0}
+    )
+    far = Decider(ScriptedScorer(edge)).decide(
+        turn, [HOLIDAY, DATES], None, {"resolve_holiday": 10.0, "resolve_date_hint": 5.0}
+    )
+
+    assert close.tool is DATES  # lead 0.1: the gap is RANK_GAP + 0.4
+    assert far.tool is HOLIDAY  # lead 0.5: the gap is RANK_GAP + LEAD_GAP / 2
+    assert far.trace()[2]["why"].endswith(f"minus {RANK_GAP + LEAD_GAP / 2:.2f}")
+
+
+def test_a_tool_whose_required_date_nothing_gives_is_ruled_out() -> None:
+    booking = tool("create_booking", "Book a room.", ("guest_name",))
+    booking["function"]["parameters"]["properties"]["check_in"] = {
+        "type": "string",
+        "format": "date",
+    }
+    booking["function"]["parameters"]["required"].append("check_in")
+    scorer = ScriptedScorer({SMALL_TALK[0]: -30.0})
+
+    decision = Decider(scorer).decide(read_turn(first_call("book it for Dana")), [booking], None)
+
+    assert decision.tool is None
+    assert decision.trace()[-1] == {
+        "name": "create_booking",
+        "score": None,
+        "why": "nothing in the turn gives check_in",
+    }
+    forced = Decider(scorer).decide(read_turn(first_call("book it")), [booking], "required")
+    assert forced.tool is booking  # a required call is still made

@@ -55,7 +55,13 @@ def test_a_holiday_ask_calls_resolve_holiday_with_the_name(model: BaseChatModel)
     assert [call["name"] for call in answer.tool_calls] == ["resolve_holiday"]
     assert "Hanukkah" in answer.tool_calls[0]["args"]["holiday_name"]
     decision = answer.response_metadata["local_decision"]
-    assert [c["name"] for c in decision] == ["reply", "resolve_holiday", "resolve_date_hint"]
+    assert [c["name"] for c in decision] == [
+        "reply",
+        "resolve_holiday",
+        "resolve_date_hint",
+        "get_availability",  # ruled out: nothing in the message gives its dates
+    ]
+    assert decision[-1]["score"] is None
     usage = answer.usage_metadata
     assert usage is not None and usage["input_tokens"] > 0 and usage["output_tokens"] > 0
 
@@ -63,7 +69,11 @@ def test_a_holiday_ask_calls_resolve_holiday_with_the_name(model: BaseChatModel)
 def test_a_tasks_ask_calls_list_tasks_for_the_client(model: BaseChatModel) -> None:
     tools = ["list_tasks", "lookup_client", "get_client_context"]
 
-    answer = ask(model, tools, [SYSTEM, HumanMessage("what's still open for Thorinox?")])
+    # gather's context block names the client the message mentions.
+    context = "\n\nContext gathered for this message:\n- [workspace client] Thorinox: client"
+    system = SystemMessage(SYSTEM.text + context)
+
+    answer = ask(model, tools, [system, HumanMessage("what's still open for Thorinox?")])
 
     assert [call["name"] for call in answer.tool_calls] == ["list_tasks"]
     assert answer.tool_calls[0]["args"]["client"] == "Thorinox"

@@ -19,3 +19,11 @@ def test_a_generic_question_names_no_tool() -> None:
 def test_a_date_question_word_still_finds_the_calendar() -> None:
     assert offered("When is Christmas?")[0] == "resolve_holiday"
     assert offered("what's still open for Thorinox?")[0] == "list_tasks"
+
+
+def test_an_information_question_ranks_reads_before_changes() -> None:
+    scores = dict(RANKER.rank("what discount can we offer on a Thorinox coupon?"))
+    assert scores["search_kb"] > scores["create_task"] > 0
+    # The same words as a request keep the change's full score.
+    request = dict(RANKER.rank("offer a Thorinox coupon discount"))
+    assert request["create_task"] == 2 * scores["create_task"]

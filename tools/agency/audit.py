@@ -60,7 +60,7 @@ def _audit_entry(brand: Brand, client: Client, mapped: list[Brand]) -> dict[str,
     ),
 )
 async def audit_brand_mappings(args: AuditArgs, ctx: ToolContext) -> dict[str, Any]:
-    """Find brands whose destination mapping is incomplete, with how to fix each.
+    """Audit the brand mappings: find brands whose destination is incomplete, and the fix.
 
     Returns:
         {"checked", "complete", "missing": [{"brand_id", "brand", "client", "marketplace",
