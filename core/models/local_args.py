@@ -13,29 +13,22 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
 from functools import lru_cache
 from typing import Any
 
 from core.models.local_grammar import answer_schema, inline_refs, safe_args_schema
-from core.models.local_prompt import context_lines, today_line
+from core.models.local_prompt import context_lines
 from core.models.local_turn import Turn
-
-MAX_SPAN_WORDS = 8
-MAX_SPAN_SOURCE_WORDS = 60
-"""Spans are taken from the message's first words only: the grammar grows with their square."""
-MAX_VALUE_CHARS = 300
-_NUMBER_TEXT = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?![\w-])")
-_DATE_TEXT = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DAY_MONTH = re.compile(
-    rf"\b(?:{_MONTH}\s+(\d{{1,2}})|(\d{{1,2}})\s+{_MONTH})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b",
-    re.IGNORECASE,
+from core.models.local_values import (
+    ISO_DATE,
+    MAX_VALUE_CHARS,
+    dates_in,
+    name_like,
+    spans_of,
+    today_of,
 )
-_EDGE = " \t\n\"'`.,;:!?()[]{}<>"
-_RANGE_END = re.compile(r"\s*(?:-|–|to|until|through)\s*(\d{1,2})\b", re.IGNORECASE)
-"""The end of a range written after a day: "January 17-19", "Dec 4 to 6"."""
+
+_NUMBER_TEXT = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?![\w-])")
 ENTITY_KINDS = ("client", "brand")
 """Arguments that name a workspace record gather finds in a message (its context block's
 `[workspace client]` and `[workspace brand]` entries)."""
@@ -65,13 +58,13 @@ def pools(turn: Turn) -> Pools:
     leaves = [leaf for result in turn.results for leaf in result.leaves()]
     strings = [leaf for leaf in leaves if isinstance(leaf, str)]
     results = [s[:MAX_VALUE_CHARS] for s in strings if s.strip()]
-    spans = _spans(turn.ask)
-    names = [s for s in spans if _name_like(s, turn.ask)]
+    spans = spans_of(turn.ask)
+    names = [s for s in spans if name_like(s, turn.ask)]
     numbers = _NUMBER_TEXT.findall(turn.ask) + [
         json.dumps(leaf) for leaf in leaves if isinstance(leaf, int | float)
     ]
-    dates = _DATE_TEXT.findall(turn.ask) + _named_dates(turn.ask, _today(turn.system))
-    dates += [s for s in strings if _DATE_TEXT.fullmatch(s)]
+    dates = dates_in(turn.ask, today_of(turn.system))
+    dates += [s for s in strings if ISO_DATE.fullmatch(s)]
     text = " ".join([turn.ask, *strings]).casefold()
     entities: dict[str, list[str]] = {kind: [] for kind in ENTITY_KINDS}
     for line in context_lines(turn.system):
@@ -280,67 +273,9 @@ def _compiled(function_json: str) -> str:
     return str(json_schema_to_gbnf(json.dumps(schema)))
 
 
-def _today(system: str) -> date | None:
-    """The run's date, from the system prompt's "Today is ... YYYY-MM-DD" sentence."""
-    found = _DATE_TEXT.search(today_line(system))
-    return date.fromisoformat(found.group(0)) if found else None
-
-
-def _named_dates(text: str, today: date | None) -> list[str]:
-    """ISO dates for "December 18" / "18 Dec 2027" / "January 17-19" in `text`.
-
-    Without a year, the next such day; a range's end is in the same month.
-
-    The grammar can only take a date the turn holds, and a person writes month names.
-    """
-    found = []
-    for match in _DAY_MONTH.finditer(text):
-        month_name, day, day_first, month_after, year = match.groups()
-        month = _MONTHS.index((month_name or month_after).casefold()[:3]) + 1
-        try:
-            if year:
-                when = date(int(year), month, int(day or day_first))
-            elif today is not None:
-                when = date(today.year, month, int(day or day_first))
-                if when < today:
-                    when = when.replace(year=today.year + 1)
-            else:
-                continue
-            found.append(when.isoformat())
-            end = _RANGE_END.match(text, match.end())
-            if end is not None:
-                found.append(when.replace(day=int(end.group(1))).isoformat())
-        except ValueError:
-            continue  # "February 30"
-    return found
-
-
-def _name_like(span: str, message: str) -> bool:
-    """A span starting with a capitalized word that does not open the message, or a number.
-
-    Optional arguments narrow a lookup to a client, a brand, a person, a place: the message
-    names those with proper nouns, while its other words fill them with noise.
-    """
-    first = span.split()[0]
-    opens = message.lstrip(_EDGE).startswith(first)
-    return any(c.isdigit() for c in first) or (first[:1].isupper() and not opens)
-
-
 def _mentioned(value: Any, text: str) -> bool:
     words = str(value).casefold().replace("_", " ")
     return bool(words) and re.search(rf"\b{re.escape(words)}\b", text) is not None
-
-
-def _spans(text: str) -> list[str]:
-    """Word n-grams of `text` (edge punctuation stripped), longest first, and `text` itself."""
-    words = text.split()[:MAX_SPAN_SOURCE_WORDS]
-    spans = [text.strip(_EDGE)[:MAX_VALUE_CHARS]] if len(text) <= MAX_VALUE_CHARS else []
-    for size in range(min(MAX_SPAN_WORDS, len(words)), 0, -1):
-        for start in range(len(words) - size + 1):
-            span = " ".join(words[start : start + size]).strip(_EDGE)
-            if span:
-                spans.append(span)
-    return spans
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
