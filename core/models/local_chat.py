@@ -21,7 +21,14 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
 from core.models.local_answer import args_prompt, grounded, reply_prompt
-from core.models.local_args import call_grammar, distinct_dates, pools, titled, without_repeats
+from core.models.local_args import (
+    Pools,
+    call_grammar,
+    distinct_dates,
+    pools,
+    titled,
+    without_repeats,
+)
 from core.models.local_decide import Decider
 from core.models.local_grammar import parse_tool_output
 from core.models.local_scoring import ContinuationScorer
@@ -111,11 +118,12 @@ class LocalChatModel(BaseChatModel):
             # The ranking's scores, where the agent's act node offered the tools.
             offered = (run_manager.metadata if run_manager else {}).get("offered_tools")
             scores = offered if isinstance(offered, dict) else None
-            decision = Decider(self._scorer).decide(turn, tools, choice, scores)
+            values = pools(turn)
+            decision = Decider(self._scorer).decide(turn, tools, choice, scores, values)
             usage.input_tokens += decision.input_tokens
             call, finish, overruled = None, None, ""
             if decision.tool is not None:
-                call, finish = self._call(decision.tool, turn, usage)
+                call, finish = self._call(decision.tool, turn, values, usage)
                 overruled = "" if call else "the call did not parse"
             if call is not None and choice in (None, "auto") and _already_answered(call, messages):
                 # The same call would return the result already in the conversation.
@@ -145,10 +153,9 @@ class LocalChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _call(
-        self, tool: dict[str, Any], turn: Turn, usage: _Usage
+        self, tool: dict[str, Any], turn: Turn, values: Pools, usage: _Usage
     ) -> tuple[dict[str, Any] | None, str | None]:
         """Write the chosen tool's call; None when the output is not a whole call."""
-        values = pools(turn)
         text, finish = self._complete(
             args_prompt(tool, turn), call_grammar(tool, values), None, usage, ARGS_MAX_TOKENS
         )

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.models.local_args import pools, unfillable
+from core.models.local_args import Pools, pools, unfillable
 from core.models.local_prompt import summary_line
 from core.models.local_turn import Turn
 
@@ -110,6 +110,7 @@ class Decider:
         tools: list[dict[str, Any]],
         choice: str | None,
         scores: Mapping[str, float] | None = None,
+        values: Pools | None = None,
     ) -> Decision:
         """Choose between a reply and the first two of `tools` (bound order is rank).
 
@@ -118,6 +119,7 @@ class Decider:
             tools: The tools this call may use under `choice`, best first.
             choice: The normalized tool_choice (None, "auto", "required", "none", a name).
             scores: The tools' ranking scores, when the caller ranked them.
+            values: The turn's copyable values, when the caller has read them.
 
         Returns:
             The decision, with every candidate's score.
@@ -129,7 +131,7 @@ class Decider:
             named = Candidate(tools[0]["function"]["name"], None, "tool_choice")
             return Decision(tools[0], (named,))
         reply_allowed = choice != "required"
-        values = pools(turn)
+        values = values or pools(turn)
         missing = {tool["function"]["name"]: unfillable(tool, values) for tool in tools}
         ruled_out = [
             Candidate(name, None, f"nothing in the turn gives {', '.join(args)}")
