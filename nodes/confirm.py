@@ -131,21 +131,29 @@ class Confirm:
     async def _classify(
         self, request: ConfirmationRequest, reply: str, ctx: RunContext
     ) -> Literal["approve", "reject", "unrelated"] | None:
-        """Ask the model what an unclear reply means; None when it cannot say in time."""
+        """Ask the model what an unclear reply means; None when it cannot say in time.
+
+        The meanings are offered as tools and one must be called; a model that answers in
+        text instead is read by its first word. Anything but approve or reject is unrelated.
+        """
         descriptions = [p["description"] for p in request.get("proposals", [])]
         prompt = [
-            SystemMessage(content=confirmation.CLASSIFY_SYSTEM),
-            HumanMessage(content=confirmation.classify_request(descriptions, reply)),
+            SystemMessage(content=confirmation.classify_system(descriptions)),
+            HumanMessage(content=reply),
         ]
+        model = self._models.resolve(ctx.model).bind_tools(
+            confirmation.meaning_tools(), tool_choice="required"
+        )
         try:
-            answer = await asyncio.wait_for(
-                self._models.resolve(ctx.model).ainvoke(prompt), timeout=CLASSIFY_TIMEOUT_S
-            )
+            answer = await asyncio.wait_for(model.ainvoke(prompt), timeout=CLASSIFY_TIMEOUT_S)
         except TimeoutError:
             logger.warning("confirm: the reply classifier timed out")
             return None
-        words = answer.text.strip().lower().split(maxsplit=1)
-        verdict = words[0].strip(".,!\"'") if words else ""
+        if answer.tool_calls:
+            verdict = answer.tool_calls[0]["name"]
+        else:
+            words = answer.text.strip().lower().split(maxsplit=1)
+            verdict = words[0].strip(".,!\"'") if words else ""
         if verdict == "approve":
             return "approve"
         if verdict == "reject":

@@ -67,15 +67,48 @@ def nothing_pending() -> str:
     return "There's nothing waiting for your approval in this thread, so nothing was changed."
 
 
-CLASSIFY_SYSTEM = (
-    "A person was asked to approve a proposed change and replied. Decide what the reply "
-    "means. Answer with exactly one word: approve (they clearly agree), reject (they "
-    "clearly decline), or unrelated (anything else: a new question, a different topic, "
-    "an unclear answer)."
-)
+MEANINGS: dict[str, str] = {
+    "approve": (
+        "Go ahead with the change: the reply agrees, e.g. yes, go ahead / sounds good / "
+        "ok do it / that's fine by me / looks right."
+    ),
+    "reject": (
+        "Drop the change: the reply declines, e.g. no, don't / cancel that / stop, not now / "
+        "I'd rather you didn't / nope, leave it."
+    ),
+    "unrelated": (
+        "Leave the change waiting: the reply is about something else or unclear, e.g. "
+        "what's the weather tomorrow? / who owns the Acme account? / show me last week's "
+        "report / I'm not sure."
+    ),
+}
+"""What a reply to a proposal can mean, each offered to the model as a tool to call. The
+examples are what a small model goes by: it calls the one whose description the reply
+continues best."""
 
 
-def classify_request(descriptions: Sequence[str], reply: str) -> str:
-    """The user message of the reply-classification call."""
+def meaning_tools() -> list[dict[str, Any]]:
+    """The reply's possible meanings as argument-less OpenAI tools, one of which is called."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": description,
+                "parameters": {"type": "object", "properties": {}},
+            },
+        }
+        for name, description in MEANINGS.items()
+    ]
+
+
+def classify_system(descriptions: Sequence[str]) -> str:
+    """The system message of the reply-classification call: the proposals it answers."""
     listed = "\n".join(f"- {d}" for d in descriptions)
-    return f"Proposed change(s):\n{listed}\n\nTheir reply: {reply}"
+    return (
+        "A person was asked to approve a proposed change and replied; their reply is the "
+        "next message. Call the tool that says what it means: approve (they clearly agree), "
+        "reject (they clearly decline) or unrelated (anything else: a new question, a "
+        "different topic, an unclear answer). If you cannot call a tool, answer with that "
+        f"one word.\n\nProposed change(s):\n{listed}"
+    )

@@ -30,7 +30,7 @@ from core.models.local_args import (
     without_repeats,
 )
 from core.models.local_decide import Decider
-from core.models.local_grammar import parse_tool_output
+from core.models.local_grammar import parse_tool_output, tool_call
 from core.models.local_scoring import ContinuationScorer
 from core.models.local_turn import Turn, read_turn
 
@@ -156,10 +156,13 @@ class LocalChatModel(BaseChatModel):
         self, tool: dict[str, Any], turn: Turn, values: Pools, usage: _Usage
     ) -> tuple[dict[str, Any] | None, str | None]:
         """Write the chosen tool's call; None when the output is not a whole call."""
+        name = tool["function"]["name"]
+        if not (tool["function"].get("parameters") or {}).get("properties"):
+            return tool_call(name, {}), "stop"
         text, finish = self._complete(
             args_prompt(tool, turn), call_grammar(tool, values), None, usage, ARGS_MAX_TOKENS
         )
-        _, call = parse_tool_output(text, {tool["function"]["name"]})
+        _, call = parse_tool_output(text, {name})
         if call is not None:
             args = distinct_dates(without_repeats(call["args"], tool), tool, values.dates)
             call["args"] = titled(args)

@@ -114,6 +114,8 @@ class Decider:
     ) -> Decision:
         """Choose between a reply and the first two of `tools` (bound order is rank).
 
+        When a call is required and the caller gave no ranking, every tool is weighed.
+
         Args:
             turn: The conversation's current turn.
             tools: The tools this call may use under `choice`, best first.
@@ -144,6 +146,8 @@ class Decider:
             candidates = [Candidate(REPLY, 0.0, "no offered tool can be filled")]
         elif turn.answered and reply_allowed:
             candidates = self._after_results(turn, tools)
+        elif scores is None and not reply_allowed:
+            candidates = self._unranked(turn, tools)
         else:
             candidates = self._ranked(turn, tools[:2], scores or {})
             if reply_allowed:
@@ -173,6 +177,20 @@ class Decider:
                 edge - gap,
                 f"rank 2: message likelihood {edge:+.2f} vs rank 1, minus {gap:.2f}",
             ),
+        ]
+
+    def _unranked(self, turn: Turn, tools: list[dict[str, Any]]) -> list[Candidate]:
+        """A required call among unranked tools: the message's likelihood under each.
+
+        What a reply to a proposal means is decided this way.
+        """
+        return [
+            Candidate(
+                tool["function"]["name"],
+                self._purpose(turn, tool),
+                "message likelihood after its description",
+            )
+            for tool in tools
         ]
 
     def _small_talk(self, turn: Turn) -> Candidate:

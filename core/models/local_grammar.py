@@ -185,15 +185,14 @@ def parse_tool_output(text: str, tool_names: set[str]) -> tuple[str, dict[str, A
     name = data.get("tool")
     if isinstance(name, str) and name in tool_names:
         args = data.get("args")
-        call = {
-            "name": name,
-            "args": args if isinstance(args, dict) else {},
-            "id": f"call_{uuid.uuid4().hex[:12]}",
-            "type": "tool_call",
-        }
-        return "", call
+        return "", tool_call(name, args if isinstance(args, dict) else {})
     reply = data.get("reply")
     return (reply.strip() if isinstance(reply, str) else ""), None
+
+
+def tool_call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A LangChain tool call of `name` with `args` and a fresh id."""
+    return {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}
 
 
 def _salvage_reply(text: str) -> str:

@@ -115,9 +115,10 @@ async def test_an_unrelated_message_drops_the_proposal_and_is_answered(
     assert isinstance(history[-2], HumanMessage)
     assert history[-2].text == "which client owns Garlic Press?"
     sent = requests(transcript)
-    assert (
-        "Their reply: which client owns Garlic Press?" in sent[1]["messages"][-1]["data"]["content"]
-    )
+    classify = sent[1]
+    assert classify["tools"] == ["approve", "reject", "unrelated"]
+    assert "Proposed change(s)" in classify["messages"][0]["data"]["content"]
+    assert classify["messages"][-1]["data"]["content"] == "which client owns Garlic Press?"
     answer_request = [m["data"]["content"] for m in sent[2]["messages"]]
     assert any("did not confirm" in str(c) for c in answer_request)
     assert answer_request[-1] == "which client owns Garlic Press?"

@@ -208,3 +208,22 @@ def test_a_tool_whose_required_date_nothing_gives_is_ruled_out() -> None:
     }
     forced = Decider(scorer).decide(read_turn(first_call("book it")), [booking], "required")
     assert forced.tool is booking  # a required call is still made
+
+
+def test_a_required_call_among_unranked_tools_goes_by_likelihood_alone() -> None:
+    meanings = [
+        tool("approve", "The reply agrees."),
+        tool("reject", "The reply declines."),
+        tool("unrelated", "The reply is about something else."),
+    ]
+    scorer = ScriptedScorer({"declines": -3.0, "agrees": -9.0, "something else": -6.0})
+
+    decision = Decider(scorer).decide(read_turn(first_call("nah")), meanings, "required")
+
+    assert decision.tool is meanings[1]
+    assert [c.name for c in decision.candidates] == ["approve", "reject", "unrelated"]
+    # With a ranking (the agent's offer), bound order still carries its prior.
+    ranked = Decider(scorer).decide(
+        read_turn(first_call("nah")), meanings, "required", {"approve": 10.0, "reject": 1.0}
+    )
+    assert ranked.tool is meanings[0]

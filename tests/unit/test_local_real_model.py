@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from core.models.local import local_chat_model
 from core.settings import Settings
+from prompts import confirmation
 from tools.registry import default_registry
 
 pytestmark = pytest.mark.local_model
@@ -106,3 +107,28 @@ def test_tool_choice_none_replies(model: BaseChatModel) -> None:
     assert answer.tool_calls == []
     assert answer.text.strip()
     assert answer.response_metadata["local_decision"][0]["name"] == "reply"
+
+
+@pytest.mark.parametrize(
+    ("reply", "meaning"),
+    [
+        ("alright, that title works for me", "approve"),
+        ("looks right, go for it", "approve"),
+        ("hmm, I'd rather not", "reject"),
+        ("not that one, never mind", "reject"),
+        ("wait, who owns Garlic Press?", "unrelated"),
+        ("what time is it in Tokyo?", "unrelated"),
+    ],
+)
+def test_an_unclear_reply_to_a_proposal_is_read_by_its_meaning(
+    model: BaseChatModel, reply: str, meaning: str
+) -> None:
+    proposal = "Create a client task — client: Thorinox, title: Refresh the listing images"
+    messages = [SystemMessage(confirmation.classify_system([proposal])), HumanMessage(reply)]
+    started = time.perf_counter()
+
+    answer = model.bind_tools(confirmation.meaning_tools(), tool_choice="required").invoke(messages)
+
+    assert time.perf_counter() - started < CALL_LIMIT_S
+    assert isinstance(answer, AIMessage)
+    assert [call["name"] for call in answer.tool_calls] == [meaning]
