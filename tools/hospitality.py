@@ -74,6 +74,7 @@ class _Quote:
         "any rooms open over the holiday",
         "what are the room rates in March",
         "is the Queen room free on those dates",
+        "one night over the long weekend, anything free?",
     ),
 )
 async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[str, Any]:

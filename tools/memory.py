@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ MATCH_SCORE = 60.0
 """A text match for `forget_client_note` must score at least this (0-100)."""
 AMBIGUITY_MARGIN = 5.0
 STAFF = ("member", "admin")
+_NOTE_ID = re.compile(r"#?(\d+)")
 
 
 class RememberClientNoteArgs(Args):
@@ -53,14 +55,27 @@ class ForgetClientNoteArgs(Args):
     """Arguments of forget_client_note."""
 
     client: str = Field(min_length=1, max_length=200)
-    note_id: int | None = Field(default=None, ge=1)
-    matching: str | None = Field(default=None, min_length=1, max_length=2_000)
+    note: str = Field(
+        min_length=1,
+        max_length=2_000,
+        description="words from the note to forget, or its id such as #12",
+    )
 
-    @model_validator(mode="after")
-    def _one_way_to_pick(self) -> ForgetClientNoteArgs:
-        if self.note_id is None and self.matching is None:
-            raise ValueError("give note_id or matching (text of the note to forget)")
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_spelling(cls, data: Any) -> Any:
+        """Read `note_id` / `matching`, the names a proposal made before `note` had."""
+        if isinstance(data, dict) and "note" not in data:
+            earlier = data.get("matching") or data.get("note_id")
+            rest = {k: v for k, v in data.items() if k not in ("matching", "note_id")}
+            return {**rest, "note": str(earlier)} if earlier is not None else rest
+        return data
+
+    @property
+    def note_id(self) -> int | None:
+        """The note's id when `note` gives one ("12" or "#12")."""
+        match = _NOTE_ID.fullmatch(self.note.strip())
+        return int(match[1]) if match else None
 
 
 def _note(row: ClientMemoryNote, client: str) -> dict[str, Any]:
@@ -152,15 +167,15 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
 async def forget_client_note(args: ForgetClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
     """Forget a client note that is wrong or outdated (it is archived, kept for the record).
 
-    Pick the note by `note_id`, or by `matching`: text closest to one of the client's active
-    notes. An unknown id, or text that matches no note or several equally, is an error that
+    `note` picks it: an id such as #12, or words closest to one of the client's active
+    notes. An unknown id, or words that match no note or several equally, is an error that
     lists the client's active notes with their ids.
 
     Returns:
         {"status": "archived", "note": {"id", "client", "note", ..., "archived_at"}}.
 
     Examples:
-        {"client": "Thorinox", "note_id": 12}, {"client": "Distex", "matching": "concise
+        {"client": "Thorinox", "note": "#12"}, {"client": "Distex", "note": "concise
         titles"}.
     """
     async with ctx.database().session() as session:
@@ -190,13 +205,13 @@ def _pick(
 ) -> ClientMemoryNote:
     """Return the active note `args` points at, or raise naming the notes there are."""
     listing = "; ".join(f"#{n.id}: {n.note[:80]}" for n in active) or "none"
-    if args.note_id is not None:
+    if (note_id := args.note_id) is not None:
         for row in active:
-            if row.id == args.note_id:
+            if row.id == note_id:
                 return row
-        raise ValueError(f"{client} has no active note #{args.note_id}; active notes: {listing}")
+        raise ValueError(f"{client} has no active note #{note_id}; active notes: {listing}")
     scored = process.extract(
-        args.matching or "",
+        args.note,
         {row.id: row.note for row in active},
         scorer=fuzz.WRatio,
         processor=utils.default_process,
@@ -204,9 +219,9 @@ def _pick(
         score_cutoff=MATCH_SCORE,
     )
     if not scored:
-        raise ValueError(f"no active note of {client} matches {args.matching!r}; {listing}")
+        raise ValueError(f"no active note of {client} matches {args.note!r}; {listing}")
     if len(scored) > 1 and scored[0][1] - scored[1][1] < AMBIGUITY_MARGIN:
-        raise ValueError(f"{args.matching!r} matches several notes of {client}; {listing}")
+        raise ValueError(f"{args.note!r} matches several notes of {client}; {listing}")
     best = scored[0][2]
     return next(row for row in active if row.id == best)
 

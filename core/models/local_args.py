@@ -88,15 +88,19 @@ def unfillable(tool: dict[str, Any], values: Pools) -> list[str]:
     Left to write a date the message does not hold, the model makes one up (1234-06-07);
     a tool that needs one cannot be called until the person gives it.
     """
-    schema = inline_refs(tool["function"].get("parameters") or {})
-    properties = schema.get("properties") or {}
     return [
         name
-        for name in schema.get("required") or []
-        if _is_date(_alternatives(properties.get(name)))
-        and not values.dates
-        and not values.earlier.get(name)
+        for name in date_arguments(tool, required_only=True)
+        if not values.dates and not values.earlier.get(name)
     ]
+
+
+def date_arguments(tool: dict[str, Any], *, required_only: bool = False) -> list[str]:
+    """The names of the tool's date arguments (`format: date`), or of its required ones."""
+    schema = inline_refs(tool["function"].get("parameters") or {})
+    properties = schema.get("properties") or {}
+    names = (schema.get("required") or []) if required_only else list(properties)
+    return [name for name in names if _is_date(_alternatives(properties.get(name)))]
 
 
 def titled(args: dict[str, Any]) -> dict[str, Any]:

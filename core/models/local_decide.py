@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.models.local_args import Pools, pools, unfillable
+from core.models.local_args import Pools, date_arguments, pools, unfillable
 from core.models.local_prompt import summary_line
 from core.models.local_turn import Turn
+from core.models.local_values import ISO_DATE
 
 REPLY = "reply"
 ASK_WORDS = 12
@@ -227,15 +228,22 @@ class Decider:
         # The tool that answered is normally still offered; if not, its name stands in.
         answered_by = turn.called[-1] if turn.called else turn.results[-1].name
         last = by_name.get(answered_by, {"function": {"name": answered_by}})
+        # A date argument takes any date the results hold ("start" of a holiday for a
+        # check-in); the grammar then offers those dates.
+        dates = [v for v in given.values() if isinstance(v, str) and ISO_DATE.fullmatch(v)]
         for tool in fresh:
             name = tool["function"]["name"]
             required = (tool["function"].get("parameters") or {}).get("required") or []
-            unfilled = [arg for arg in required if arg not in given]
+            fills: dict[str, Any] = {arg: given[arg] for arg in required if arg in given}
+            if dates:
+                dated = date_arguments(tool, required_only=True)
+                fills |= {arg: dates for arg in dated if arg not in fills}
+            unfilled = [arg for arg in required if arg not in fills]
             if not required or unfilled:
                 why = f"results lack {', '.join(unfilled)}" if unfilled else "needs nothing"
                 candidates.append(Candidate(name, None, why))
                 continue
-            if all(str(given[arg]).casefold() in turn.ask.casefold() for arg in required):
+            if all(_said(fills[arg], turn.ask) for arg in required):
                 # Everything it needs was in the message: not a next step the results opened.
                 candidates.append(Candidate(name, None, "the message already held its arguments"))
                 continue
@@ -264,6 +272,12 @@ class Decider:
         prefix_tokens, tokens = scorer.tokens(prefix), scorer.tokens(continuation)
         self._read += len(prefix_tokens) + len(tokens)
         return scorer.loglik(prefix_tokens, tokens)
+
+
+def _said(value: Any, message: str) -> bool:
+    """Whether the message already holds `value` (every one, for a list of dates)."""
+    values = value if isinstance(value, list) else [value]
+    return all(str(v).casefold() in message.casefold() for v in values)
 
 
 def _ask(turn: Turn) -> str:

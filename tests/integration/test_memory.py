@@ -64,40 +64,41 @@ async def test_a_confident_note_is_saved_with_its_context(workspace, tool_ctx) -
 async def test_forget_archives_by_id_and_by_text(workspace, tool_ctx) -> None:
     seeded = {n.note: n for n in await notes(workspace)}
     cap = seeded["Thorinox caps coupon discounts at 15%."]
-    result = await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note_id": cap.id})
+    result = await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note": f"#{cap.id}"})
     assert result["status"] == "archived" and result["note"]["archived_at"]
     by_text = await run(
-        forget_client_note, tool_ctx, {"client": "Distex", "matching": "concise titles"}, key="k2"
+        forget_client_note, tool_ctx, {"client": "Distex", "note": "concise titles"}, key="k2"
     )
     assert by_text["note"]["note"] == "Distex prefers concise task titles."
     rows = {n.id: n for n in await notes(workspace)}
     assert rows[cap.id].archived_at is not None and rows[by_text["note"]["id"]].archived_at
     assert len(rows) == len(seeded)
-    replay = await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note_id": cap.id})
+    replay = await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note": f"#{cap.id}"})
     assert replay["replayed"] is True
 
 
 async def test_forgetting_an_unknown_note_is_an_error(workspace, tool_ctx) -> None:
     cap = next(n for n in await notes(workspace) if n.note.startswith("Thorinox caps"))
     with pytest.raises(ValueError, match="no active note #9999"):
-        await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note_id": 9999})
+        await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note": "#9999"})
     with pytest.raises(ValueError, match="Thorinox has no active note"):
         # Another client's note is not this client's to forget.
         distex = next(n for n in await notes(workspace) if n.note.startswith("Distex"))
-        await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note_id": distex.id})
+        await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note": str(distex.id)})
     with pytest.raises(
         ValueError, match="no active note of Thorinox matches 'quarterly revenue forecast'"
     ):
         await run(
             forget_client_note,
             tool_ctx,
-            {"client": "Thorinox", "matching": "quarterly revenue forecast"},
+            {"client": "Thorinox", "note": "quarterly revenue forecast"},
         )
-    await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note_id": cap.id}, key="f")
+    by_id = {"client": "Thorinox", "note": f"#{cap.id}"}
+    await run(forget_client_note, tool_ctx, by_id, key="f")
     with pytest.raises(ValueError, match="active notes: none"):
-        await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note_id": cap.id}, key="g")
+        await run(forget_client_note, tool_ctx, by_id, key="g")
     with pytest.raises(ValueError, match="no client matches"):
-        await run(forget_client_note, tool_ctx, {"client": "Nobody Inc", "note_id": 1}, key="h")
+        await run(forget_client_note, tool_ctx, {"client": "Nobody Inc", "note": "#1"}, key="h")
 
 
 async def test_hostile_notes_are_stored_verbatim(workspace, tool_ctx) -> None:
@@ -122,9 +123,17 @@ def test_validation_errors_name_the_field() -> None:
             {"client": "Distex", "note": "x", "confidence": 0.9, "tags": [""]},
             "tags",
         ),
-        (forget_client_note, {"client": "Distex"}, "note_id or matching"),
-        (forget_client_note, {"client": "Distex", "note_id": 0}, "note_id"),
+        (forget_client_note, {"client": "Distex"}, "note"),
+        (forget_client_note, {"client": "Distex", "note": ""}, "note"),
     ]
     for tool, args, field in cases:
         with pytest.raises(ToolArgumentsError, match=field):
             tool.validate(args)
+
+
+def test_a_proposal_made_with_the_earlier_argument_names_still_reads() -> None:
+    by_text = forget_client_note.validate({"client": "Distex", "matching": "concise titles"})
+    by_id = forget_client_note.validate({"client": "Distex", "note_id": 12})
+
+    assert by_text.model_dump() == {"client": "Distex", "note": "concise titles"}
+    assert by_id.note_id == 12

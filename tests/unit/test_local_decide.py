@@ -227,3 +227,30 @@ def test_a_required_call_among_unranked_tools_goes_by_likelihood_alone() -> None
         read_turn(first_call("nah")), meanings, "required", {"approve": 10.0, "reject": 1.0}
     )
     assert ranked.tool is meanings[0]
+
+
+def test_dates_a_result_holds_fill_the_date_arguments_of_a_chain() -> None:
+    dated = {"type": "string", "format": "date"}
+    parameters = {
+        "type": "object",
+        "properties": {"check_in": dated, "check_out": dated},
+        "required": ["check_in", "check_out"],
+    }
+    rooms = {
+        "type": "function",
+        "function": {
+            "name": "get_availability",
+            "description": "Free rooms.",
+            "parameters": parameters,
+        },
+    }
+    holiday = {"holiday": "Hanukkah", "start": "2026-12-05", "end": "2026-12-12"}
+    stay = after("one night in Hanukkah", "resolve_holiday", {"holiday_name": "Hanukkah"}, holiday)
+
+    chained = Decider(ScriptedScorer({})).decide(read_turn(stay), [HOLIDAY, rooms], None)
+
+    assert chained.tool is rooms
+    # The message explains the holiday lookup far better than a room search: no chain.
+    when = after("When is Hanukkah?", "resolve_holiday", {"holiday_name": "Hanukkah"}, holiday)
+    scorer = ScriptedScorer({"Find the dates": -5.0, "Free rooms": -12.0})
+    assert Decider(scorer).decide(read_turn(when), [HOLIDAY, rooms], None).tool is None

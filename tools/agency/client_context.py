@@ -135,6 +135,7 @@ def _fit(pack: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         "What do we know about Thorinox?",
         "give me the background on this client before I start",
         "client context for Acme",
+        "what are Acme's rules for discounts and coupons?",
     ),
 )
 async def get_client_context(args: ClientContextArgs, ctx: ToolContext) -> dict[str, Any]:
