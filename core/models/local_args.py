@@ -83,7 +83,7 @@ def pools(turn: Turn) -> Pools:
 
 
 def unfillable(tool: dict[str, Any], values: Pools) -> list[str]:
-    """The tool's required date arguments that nothing in the turn can fill.
+    """The tool's required date arguments that nothing in the turn, or the one before, fills.
 
     Left to write a date the message does not hold, the model makes one up (1234-06-07);
     a tool that needs one cannot be called until the person gives it.
@@ -91,7 +91,7 @@ def unfillable(tool: dict[str, Any], values: Pools) -> list[str]:
     return [
         name
         for name in date_arguments(tool, required_only=True)
-        if not values.dates and not values.earlier.get(name)
+        if not values.dates and not values.earlier.get(name) and not _earlier_dates(values)
     ]
 
 
@@ -163,22 +163,29 @@ def without_repeats(args: dict[str, Any], tool: dict[str, Any]) -> dict[str, Any
     return {name: kept[name] for name in args if name in kept}
 
 
-def distinct_dates(
-    args: dict[str, Any], tool: dict[str, Any], dates: tuple[str, ...]
-) -> dict[str, Any]:
+def distinct_dates(args: dict[str, Any], tool: dict[str, Any], values: Pools) -> dict[str, Any]:
     """Give a call's date arguments the turn's dates in order when the model repeated one.
 
     "from December 18 to December 20" came back as check_in and check_out both 2026-12-20:
     the model copies one date twice far more often than it swaps two. When the call's date
-    arguments hold a value twice and the turn has a date for each, they take the turn's
-    dates in the order the turn gave them (the order its arguments are declared in).
+    arguments hold a value twice and the turn (else the exchange before) has a date for
+    each, they take those dates in the order given (the order its arguments are declared in).
     """
-    properties = inline_refs(tool["function"].get("parameters") or {}).get("properties") or {}
-    date_args = [n for n in properties if _is_date(_alternatives(properties[n])) and n in args]
+    dates = values.dates or _earlier_dates(values)
+    date_args = [name for name in date_arguments(tool) if name in args]
     taken = [args[name] for name in date_args]
     if len(date_args) < 2 or len(set(taken)) == len(taken) or len(dates) < len(date_args):
         return args
     return {**args, **dict(zip(date_args, dates, strict=False))}
+
+
+def _earlier_dates(values: Pools) -> tuple[str, ...]:
+    """Every date the previous exchange held, whatever its name.
+
+    After "When is Hanukkah?", "any rooms then?" checks the holiday's dates.
+    """
+    found = (v for kept in values.earlier.values() for v in kept)
+    return _unique(v for v in found if isinstance(v, str) and ISO_DATE.fullmatch(v))
 
 
 def _alternatives(prop: Any) -> list[dict[str, Any]]:
@@ -247,14 +254,14 @@ class _Copier:
         """The strings a string property may take; None to leave an optional one out.
 
         A date is one the turn holds, else the one the same argument had in the previous
-        exchange; a client or brand is one the message mentions, else the previous
-        exchange's; any other string is a span of the message or a result's value (the
-        previous exchange's value of the same name first).
+        exchange, else any date that exchange held; a client or brand is one the message
+        mentions, else the previous exchange's; any other string is a span of the message
+        or a result's value (the previous exchange's value of the same name first).
         """
         values = self._values
         earlier = tuple(v for v in values.earlier.get(name, ()) if isinstance(v, str))
         if _is_date(alternatives):
-            return values.dates or earlier
+            return values.dates or earlier or _earlier_dates(values)
         if any("pattern" in a or "format" in a for a in alternatives):
             return ()
         if name in values.entities:

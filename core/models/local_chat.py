@@ -164,7 +164,7 @@ class LocalChatModel(BaseChatModel):
         )
         _, call = parse_tool_output(text, {name})
         if call is not None:
-            args = distinct_dates(without_repeats(call["args"], tool), tool, values.dates)
+            args = distinct_dates(without_repeats(call["args"], tool), tool, values)
             call["args"] = titled(args)
         return call, finish
 

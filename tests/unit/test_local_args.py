@@ -239,32 +239,32 @@ def test_a_reply_that_copies_the_result_with_changed_values_is_replaced() -> Non
     assert grounded(kept, turn) == (kept, True)
 
 
+ROOMS_PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "check_in": {"type": "string", "format": "date"},
+        "check_out": {"type": "string", "format": "date"},
+        "guests": {"type": "integer"},
+    },
+    "required": ["check_in", "check_out"],
+}
+
+
 def test_repeated_dates_take_the_turns_dates_in_order() -> None:
     rooms = {
         "type": "function",
-        "function": {
-            "name": "get_availability",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "check_in": {"type": "string", "format": "date"},
-                    "check_out": {"type": "string", "format": "date"},
-                    "guests": {"type": "integer"},
-                },
-                "required": ["check_in", "check_out"],
-            },
-        },
+        "function": {"name": "get_availability", "parameters": ROOMS_PARAMETERS},
     }
-    dates = pools(turn_of("Is a room available from December 18 to December 20?")).dates
+    values = pools(turn_of("Is a room available from December 18 to December 20?"))
     repeated = {"check_in": "2026-12-20", "check_out": "2026-12-20", "guests": 2}
 
-    assert distinct_dates(repeated, rooms, dates) == {
+    assert distinct_dates(repeated, rooms, values) == {
         "check_in": "2026-12-18",
         "check_out": "2026-12-20",
         "guests": 2,
     }
     swapped = {"check_in": "2026-12-20", "check_out": "2026-12-18"}
-    assert distinct_dates(swapped, rooms, dates) == swapped  # distinct: the model's own
+    assert distinct_dates(swapped, rooms, values) == swapped  # distinct: the model's own
 
 
 def test_a_client_or_brand_argument_takes_only_what_the_message_mentions() -> None:
@@ -307,6 +307,30 @@ def test_a_follow_up_takes_the_previous_exchanges_values() -> None:
     pytest.importorskip("llama_cpp")
     text = call_grammar(BOOKING, values)._grammar
     assert '"\\"2027-01-17\\""' in text and "2" in text
+
+
+def test_a_follow_up_takes_any_date_the_previous_exchange_held() -> None:
+    call = {"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}, "id": "c1"}
+    holiday = {"holiday": "Hanukkah", "start": "2026-12-05", "end": "2026-12-12"}
+    turn = read_turn(
+        [
+            SYSTEM,
+            HumanMessage("When is Hanukkah this year?"),
+            AIMessage("", tool_calls=[call]),
+            ToolMessage(json.dumps(holiday), tool_call_id="c1"),
+            AIMessage("From December 5 to December 12."),
+            HumanMessage("any rooms then?"),
+        ]
+    )
+    values = pools(turn)
+    rooms = {"function": {"name": "get_availability", "parameters": ROOMS_PARAMETERS}}
+
+    assert unfillable(rooms, values) == []
+    repeated = {"check_in": "2026-12-05", "check_out": "2026-12-05"}
+    assert distinct_dates(repeated, rooms, values) == {
+        "check_in": "2026-12-05",
+        "check_out": "2026-12-12",
+    }
 
 
 def test_a_required_date_nothing_gives_makes_the_tool_unfillable() -> None:
