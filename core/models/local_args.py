@@ -91,7 +91,7 @@ def unfillable(tool: dict[str, Any], values: Pools) -> list[str]:
     return [
         name
         for name in date_arguments(tool, required_only=True)
-        if not values.dates and not values.earlier.get(name) and not _earlier_dates(values)
+        if not values.dates and not values.earlier.get(name) and not earlier_dates(values)
     ]
 
 
@@ -101,25 +101,6 @@ def date_arguments(tool: dict[str, Any], *, required_only: bool = False) -> list
     properties = schema.get("properties") or {}
     names = (schema.get("required") or []) if required_only else list(properties)
     return [name for name in names if _is_date(_alternatives(properties.get(name)))]
-
-
-def titled(args: dict[str, Any]) -> dict[str, Any]:
-    """A title as a person writes it: capitalized, without naming another argument's value.
-
-    Copied from "create a task to refresh the images for Thorinox", the title comes back as
-    "refresh the images for Thorinox" next to "client": "Thorinox".
-    """
-    title = args.get("title")
-    if not isinstance(title, str):
-        return args
-    others = [v for k, v in args.items() if k != "title" and isinstance(v, str) and v]
-    for other in others:
-        for joint in (" for ", " of ", " at "):
-            if title.casefold().endswith(f"{joint}{other}".casefold()):
-                title = title[: -len(joint + other)]
-    if title[:1].islower():
-        title = title[:1].upper() + title[1:]
-    return {**args, "title": title}
 
 
 def call_grammar(tool: dict[str, Any], values: Pools) -> Any:
@@ -141,45 +122,7 @@ def call_grammar(tool: dict[str, Any], values: Pools) -> Any:
     return LlamaGrammar.from_string(gbnf, verbose=False)
 
 
-def without_repeats(args: dict[str, Any], tool: dict[str, Any]) -> dict[str, Any]:
-    """Drop optional string arguments whose value is part of another argument's value.
-
-    The model, once it has copied a name, tends to copy it (or a piece of it) again into
-    every optional argument that takes one ("brand": "Thorinox" next to "client":
-    "Thorinox", "client": "Press" next to "brand": "Garlic Press").
-    """
-    required = set((tool["function"].get("parameters") or {}).get("required") or [])
-    claimed: list[str] = []
-    kept = {}
-    # Required arguments claim their values first, then optional ones in the order given.
-    for name in sorted(args, key=lambda n: n not in required):
-        value = args[name]
-        text = value.casefold() if isinstance(value, str) else None
-        if text is not None and name not in required and any(text in c for c in claimed):
-            continue
-        if text is not None:
-            claimed.append(text)
-        kept[name] = value
-    return {name: kept[name] for name in args if name in kept}
-
-
-def distinct_dates(args: dict[str, Any], tool: dict[str, Any], values: Pools) -> dict[str, Any]:
-    """Give a call's date arguments the turn's dates in order when the model repeated one.
-
-    "from December 18 to December 20" came back as check_in and check_out both 2026-12-20:
-    the model copies one date twice far more often than it swaps two. When the call's date
-    arguments hold a value twice and the turn (else the exchange before) has a date for
-    each, they take those dates in the order given (the order its arguments are declared in).
-    """
-    dates = values.dates or _earlier_dates(values)
-    date_args = [name for name in date_arguments(tool) if name in args]
-    taken = [args[name] for name in date_args]
-    if len(date_args) < 2 or len(set(taken)) == len(taken) or len(dates) < len(date_args):
-        return args
-    return {**args, **dict(zip(date_args, dates, strict=False))}
-
-
-def _earlier_dates(values: Pools) -> tuple[str, ...]:
+def earlier_dates(values: Pools) -> tuple[str, ...]:
     """Every date the previous exchange held, whatever its name.
 
     After "When is Hanukkah?", "any rooms then?" checks the holiday's dates.
@@ -261,7 +204,7 @@ class _Copier:
         values = self._values
         earlier = tuple(v for v in values.earlier.get(name, ()) if isinstance(v, str))
         if _is_date(alternatives):
-            return values.dates or earlier or _earlier_dates(values)
+            return values.dates or earlier or earlier_dates(values)
         if any("pattern" in a or "format" in a for a in alternatives):
             return ()
         if name in values.entities:

@@ -21,14 +21,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
 from core.models.local_answer import args_prompt, grounded, reply_prompt
-from core.models.local_args import (
-    Pools,
-    call_grammar,
-    distinct_dates,
-    pools,
-    titled,
-    without_repeats,
-)
+from core.models.local_args import Pools, call_grammar, pools
+from core.models.local_call import corrected
 from core.models.local_decide import Decider
 from core.models.local_grammar import parse_tool_output, tool_call
 from core.models.local_scoring import ContinuationScorer
@@ -164,8 +158,7 @@ class LocalChatModel(BaseChatModel):
         )
         _, call = parse_tool_output(text, {name})
         if call is not None:
-            args = distinct_dates(without_repeats(call["args"], tool), tool, values)
-            call["args"] = titled(args)
+            call["args"] = corrected(call["args"], tool, values, turn.ask)
         return call, finish
 
     def _complete(

@@ -22,6 +22,8 @@ _DAY_MONTH = re.compile(
 )
 _RANGE_END = re.compile(r"\s*(?:-|–|to|until|through)\s*(\d{1,2})\b", re.IGNORECASE)
 """The end of a range written after a day: "January 17-19", "Dec 4 to 6"."""
+_COUNTS = ("one", "two", "three", "four", "five", "six", "seven")
+_NIGHTS = re.compile(rf"\b(\d{{1,2}}|{'|'.join(_COUNTS)})\s+nights?\b", re.IGNORECASE)
 
 
 def dates_in(text: str, today: date | None) -> list[str]:
@@ -62,6 +64,15 @@ def _named_dates(text: str, today: date | None) -> list[str]:
         except ValueError:
             continue  # "February 30"
     return found
+
+
+def nights_in(text: str) -> int | None:
+    """The number of nights a message asks for ("one night", "3 nights"), or None."""
+    found = _NIGHTS.search(text)
+    if found is None:
+        return None
+    count = found.group(1).casefold()
+    return int(count) if count.isdigit() else _COUNTS.index(count) + 1
 
 
 def name_like(span: str, message: str) -> bool:

@@ -9,14 +9,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from core.models.local_answer import grounded
-from core.models.local_args import (
-    call_grammar,
-    distinct_dates,
-    pools,
-    titled,
-    unfillable,
-    without_repeats,
-)
+from core.models.local_args import call_grammar, pools, unfillable
+from core.models.local_call import distinct_dates, titled, without_repeats
 from core.models.local_turn import read_turn
 
 SYSTEM = SystemMessage(
