@@ -33,6 +33,10 @@ ENTITY_KINDS = ("client", "brand")
 """Arguments that name a workspace record gather finds in a message (its context block's
 `[workspace client]` and `[workspace brand]` entries)."""
 _ENTITY = re.compile(r"^- \[workspace (\w+)\] (.+?)(?: \([^()]*\))?: ")
+_ASKED = {
+    "client": re.compile(r"\b(?:which|what|whose)\s+client\b|\bwho\s+owns\b", re.IGNORECASE),
+    "brand": re.compile(r"\b(?:which|what|whose)\s+brand\b", re.IGNORECASE),
+}
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class Pools:
     """The clients and brands the message mentions, by kind (see `ENTITY_KINDS`)."""
     earlier: dict[str, tuple[str | int | float, ...]]
     """The previous exchange's values by argument or field name (`Turn.earlier`)."""
+    asked: frozenset[str] = frozenset()
+    """The kinds of `ENTITY_KINDS` the message asks for ("which client owns ...?")."""
 
 
 def pools(turn: Turn) -> Pools:
@@ -79,6 +85,7 @@ def pools(turn: Turn) -> Pools:
         text,
         {kind: _unique(found) for kind, found in entities.items()},
         turn.earlier,
+        frozenset(kind for kind, pattern in _ASKED.items() if pattern.search(turn.ask)),
     )
 
 
@@ -198,8 +205,9 @@ class _Copier:
 
         A date is one the turn holds, else the one the same argument had in the previous
         exchange, else any date that exchange held; a client or brand is one the message
-        mentions, else the previous exchange's; any other string is a span of the message
-        or a result's value (the previous exchange's value of the same name first).
+        mentions, else the previous exchange's unless the message asks which one; any other
+        string is a span of the message or a result's value (the previous exchange's value of
+        that name first).
         """
         values = self._values
         earlier = tuple(v for v in values.earlier.get(name, ()) if isinstance(v, str))
@@ -208,7 +216,10 @@ class _Copier:
         if any("pattern" in a or "format" in a for a in alternatives):
             return ()
         if name in values.entities:
-            known = values.entities[name] or earlier
+            # Carried over, it would answer "which client owns Garlic Press?" for the client
+            # the last exchange was about.
+            asked = name in values.asked
+            known = values.entities[name] or (() if asked else earlier)
             if known or not required:
                 return known or None
         low = max(int(a.get("minLength", 1)) for a in alternatives)

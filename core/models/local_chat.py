@@ -119,8 +119,9 @@ class LocalChatModel(BaseChatModel):
             if decision.tool is not None:
                 call, finish = self._call(decision.tool, turn, values, usage)
                 overruled = "" if call else "the call did not parse"
-            if call is not None and choice in (None, "auto") and _already_answered(call, messages):
-                # The same call would return the result already in the conversation.
+            this_turn = messages[turn.start :]
+            if call is not None and choice in (None, "auto") and _already_answered(call, this_turn):
+                # The same call would return the result this turn already has.
                 call, overruled = None, "the same call was already answered"
             content, own = "", True
             if call is None:
@@ -232,7 +233,11 @@ def _callable_tools(tools: list[dict[str, Any]], choice: str | None) -> list[dic
 
 
 def _already_answered(call: dict[str, Any], messages: Sequence[BaseMessage]) -> bool:
-    """Tell whether an identical tool call already got its result in this conversation."""
+    """Tell whether an identical tool call already got its result in `messages`.
+
+    Only this turn's count: an earlier turn's result may be stale, and a new ask may need
+    it again to chain from ("one night in Hanukkah" after "When is Hanukkah?").
+    """
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     return any(
         earlier["name"] == call["name"]

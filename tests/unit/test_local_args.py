@@ -327,6 +327,30 @@ def test_a_follow_up_takes_any_date_the_previous_exchange_held() -> None:
     }
 
 
+def test_a_client_is_carried_over_unless_the_message_asks_which_client() -> None:
+    call = {"name": "list_tasks", "args": {"client": "Thorinox"}, "id": "c1"}
+
+    def after_tasks(ask: str) -> Any:
+        return read_turn(
+            [
+                SystemMessage("You are agentloop."),  # no context block names a client
+                HumanMessage("what's still open for Thorinox?"),
+                AIMessage("", tool_calls=[call]),
+                ToolMessage(json.dumps({"count": 0, "tasks": []}), tool_call_id="c1"),
+                AIMessage("Nothing is open."),
+                HumanMessage(ask),
+            ]
+        )
+
+    asking = pools(after_tasks("Which client owns the Garlic Press brand?"))
+    following = pools(after_tasks("and who is assigned to the account?"))
+
+    assert asking.asked == {"client"} and following.asked == frozenset()
+    pytest.importorskip("llama_cpp")
+    assert "Thorinox" not in call_grammar(LIST_TASKS, asking)._grammar
+    assert "Thorinox" in call_grammar(LIST_TASKS, following)._grammar
+
+
 def test_a_required_date_nothing_gives_makes_the_tool_unfillable() -> None:
     assert unfillable(BOOKING, pools(turn_of("book the queen room for Dana Levi"))) == ["check_in"]
     assert unfillable(BOOKING, pools(turn_of("book a room on December 18 for Dana"))) == []
