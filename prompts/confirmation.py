@@ -68,6 +68,11 @@ def nothing_pending() -> str:
 
 
 MEANINGS: dict[str, str] = {
+    "unrelated": (
+        "Set the change aside: the reply is about something else or unclear, e.g. "
+        "thanks! / what's the weather tomorrow? / list the open tasks / who owns the Acme "
+        "account? / remind me to call Bob / thank you, I'll think about it / I'm not sure."
+    ),
     "approve": (
         "Go ahead with the change: the reply agrees, e.g. yes, go ahead / sounds good / "
         "ok do it / that's fine by me / looks right."
@@ -76,15 +81,11 @@ MEANINGS: dict[str, str] = {
         "Drop the change: the reply declines, e.g. no, don't / cancel that / stop, not now / "
         "I'd rather you didn't / nope, leave it."
     ),
-    "unrelated": (
-        "Leave the change waiting: the reply is about something else or unclear, e.g. "
-        "what's the weather tomorrow? / who owns the Acme account? / show me last week's "
-        "report / I'm not sure."
-    ),
 }
 """What a reply to a proposal can mean, each offered to the model as a tool to call. The
 examples are what a small model goes by: it calls the one whose description the reply
-continues best."""
+continues best. The first (the change is not made; the reply is answered as a new message)
+is the default a small model keeps unless the reply reads clearly as another."""
 
 
 def meaning_tools() -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ nothing in the turn can fill is left out, so the tool's default applies.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from core.models.local_values import (
     name_like,
     spans_of,
     today_of,
+    without_dates,
 )
 
 _NUMBER_TEXT = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?![\w-])")
@@ -66,7 +68,7 @@ def pools(turn: Turn) -> Pools:
     results = [s[:MAX_VALUE_CHARS] for s in strings if s.strip()]
     spans = spans_of(turn.ask)
     names = [s for s in spans if name_like(s, turn.ask)]
-    numbers = _NUMBER_TEXT.findall(turn.ask) + [
+    numbers = _NUMBER_TEXT.findall(without_dates(turn.ask)) + [
         json.dumps(leaf) for leaf in leaves if isinstance(leaf, int | float)
     ]
     dates = dates_in(turn.ask, today_of(turn.system))
@@ -145,6 +147,17 @@ def _alternatives(prop: Any) -> list[dict[str, Any]]:
     return [a for a in prop.get("anyOf", [prop]) if isinstance(a, dict) and a.get("type") != "null"]
 
 
+def _in_range(number: float, alternatives: list[dict[str, Any]]) -> bool:
+    """Whether `number` meets an alternative's bounds (a count of 18 guests does not)."""
+    return any(
+        number >= a.get("minimum", -math.inf)
+        and number <= a.get("maximum", math.inf)
+        and number > a.get("exclusiveMinimum", -math.inf)
+        and number < a.get("exclusiveMaximum", math.inf)
+        for a in alternatives
+    )
+
+
 def _is_date(alternatives: list[dict[str, Any]]) -> bool:
     return any(a.get("format") == "date" for a in alternatives)
 
@@ -187,8 +200,10 @@ class _Copier:
         elif kinds and kinds <= {"integer", "number"}:
             before = [json.dumps(v) for v in earlier if isinstance(v, int | float)]
             numbers = _unique([*values.numbers, *before])
-            literals = (
-                tuple(n for n in numbers if "." not in n) if kinds == {"integer"} else numbers
+            literals = tuple(
+                n
+                for n in numbers
+                if _in_range(float(n), alternatives) and (kinds != {"integer"} or "." not in n)
             )
         # Lists, objects, flags and patterned strings are not copied; the model fills them
         # only when it must.

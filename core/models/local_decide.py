@@ -40,6 +40,10 @@ that ("which client owns Garlic Press?" ranks resolve_brand 13.4, create_brand 7
 SMALL_TALK_BAR = 0.5
 """Small-talk margin above which the message is answered, not looked up; measured margins
 were at most -0.7 for requests and at least 1.7 for small talk."""
+DEFAULT_GAP = 1.0
+"""Nats by which a tool other than the first must win a required call among unranked tools:
+"thank you" after a proposed change is about as likely under "go ahead" as under "something
+else", and must not approve it."""
 MAX_CLAUSES = 3
 _CLAUSE = re.compile(r"[.!?;,:]+|\band\b", re.IGNORECASE)
 CHAIN_PRIOR = 3.0
@@ -183,15 +187,20 @@ class Decider:
     def _unranked(self, turn: Turn, tools: list[dict[str, Any]]) -> list[Candidate]:
         """A required call among unranked tools: the message's likelihood under each.
 
-        What a reply to a proposal means is decided this way.
+        The first tool listed is the caller's default; another must explain the message
+        better by `DEFAULT_GAP`. What a reply to a proposal means is decided this way.
         """
+        first, *others = tools
         return [
-            Candidate(
-                tool["function"]["name"],
-                self._purpose(turn, tool),
-                "message likelihood after its description",
-            )
-            for tool in tools
+            Candidate(first["function"]["name"], self._purpose(turn, first), "the default"),
+            *(
+                Candidate(
+                    tool["function"]["name"],
+                    self._purpose(turn, tool) - DEFAULT_GAP,
+                    f"message likelihood minus {DEFAULT_GAP:.2f} (not the default)",
+                )
+                for tool in others
+            ),
         ]
 
     def _small_talk(self, turn: Turn) -> Candidate:

@@ -31,6 +31,17 @@ def dates_in(text: str, today: date | None) -> list[str]:
     return ISO_DATE.findall(text) + _named_dates(text, today)
 
 
+def without_dates(text: str) -> str:
+    """`text` with its dates cut out, so their day numbers are not read as counts."""
+    text = ISO_DATE.sub(" ", text)
+    kept, at = [], 0
+    for match in _DAY_MONTH.finditer(text):
+        end = _RANGE_END.match(text, match.end())
+        kept.append(text[at : match.start()])
+        at = end.end() if end is not None else match.end()
+    return " ".join([*kept, text[at:]])
+
+
 def today_of(system: str) -> date | None:
     """The run's date, from the system prompt's "Today is ... YYYY-MM-DD" sentence."""
     found = ISO_DATE.search(today_line(system))

@@ -116,7 +116,7 @@ async def test_an_unrelated_message_drops_the_proposal_and_is_answered(
     assert history[-2].text == "which client owns Garlic Press?"
     sent = requests(transcript)
     classify = sent[1]
-    assert classify["tools"] == ["approve", "reject", "unrelated"]
+    assert classify["tools"] == ["unrelated", "approve", "reject"]
     assert "Proposed change(s)" in classify["messages"][0]["data"]["content"]
     assert classify["messages"][-1]["data"]["content"] == "which client owns Garlic Press?"
     answer_request = [m["data"]["content"] for m in sent[2]["messages"]]

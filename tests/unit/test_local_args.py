@@ -88,8 +88,26 @@ def test_pools_hold_spans_names_numbers_and_dates_of_the_turn() -> None:
     assert "Thorinox" in values.spans and "open for Thorinox" in values.spans
     assert "Thorinox" in values.names and "open" not in values.names
     assert "What" not in values.names  # the message's opening word is not a name
-    assert {"5", "2"} <= set(values.numbers) and "18" in values.numbers
+    # A date's day is no count: "December 18" gives a date, not the number 18.
+    assert {"5", "2"} <= set(values.numbers) and "18" not in values.numbers
     assert values.dates == ("2026-12-18", "2026-12-04")
+
+
+def test_a_number_outside_an_arguments_bounds_is_not_offered() -> None:
+    pytest.importorskip("llama_cpp")
+    rooms = {
+        "function": {
+            "name": "get_availability",
+            "parameters": {
+                "type": "object",
+                "properties": {"guests": {"type": "integer", "minimum": 1, "maximum": 10}},
+            },
+        }
+    }
+
+    text = call_grammar(rooms, pools(turn_of("rooms for 2 or 12 people")))._grammar
+
+    assert '"2"' in text and '"12"' not in text
 
 
 def test_the_grammar_offers_only_what_the_turn_holds() -> None:

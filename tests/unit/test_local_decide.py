@@ -11,7 +11,15 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from core.models.local_decide import LEAD_GAP, RANK_GAP, REPLY, REQUESTS, SMALL_TALK, Decider
+from core.models.local_decide import (
+    DEFAULT_GAP,
+    LEAD_GAP,
+    RANK_GAP,
+    REPLY,
+    REQUESTS,
+    SMALL_TALK,
+    Decider,
+)
 from core.models.local_turn import read_turn
 
 
@@ -210,21 +218,26 @@ def test_a_tool_whose_required_date_nothing_gives_is_ruled_out() -> None:
     assert forced.tool is booking  # a required call is still made
 
 
-def test_a_required_call_among_unranked_tools_goes_by_likelihood_alone() -> None:
+def test_a_required_call_among_unranked_tools_goes_by_likelihood_past_the_default() -> None:
     meanings = [
+        tool("unrelated", "The reply is about something else."),
         tool("approve", "The reply agrees."),
         tool("reject", "The reply declines."),
-        tool("unrelated", "The reply is about something else."),
     ]
-    scorer = ScriptedScorer({"declines": -3.0, "agrees": -9.0, "something else": -6.0})
+    clear = ScriptedScorer({"declines": -3.0, "agrees": -9.0, "something else": -6.0})
+    close = ScriptedScorer({"declines": -9.0, "agrees": -5.5, "something else": -6.0})
 
-    decision = Decider(scorer).decide(read_turn(first_call("nah")), meanings, "required")
+    decision = Decider(clear).decide(read_turn(first_call("nah")), meanings, "required")
+    # Half a nat is not enough to leave the default (the first tool listed).
+    near = Decider(close).decide(read_turn(first_call("thank you")), meanings, "required")
 
-    assert decision.tool is meanings[1]
-    assert [c.name for c in decision.candidates] == ["approve", "reject", "unrelated"]
-    # With a ranking (the agent's offer), bound order still carries its prior.
-    ranked = Decider(scorer).decide(
-        read_turn(first_call("nah")), meanings, "required", {"approve": 10.0, "reject": 1.0}
+    assert decision.tool is meanings[2]
+    assert [c.name for c in decision.candidates] == ["unrelated", "approve", "reject"]
+    assert near.tool is meanings[0]
+    assert DEFAULT_GAP > 0.5
+    # With a ranking (the agent's offer), the first two compete under the rank prior.
+    ranked = Decider(clear).decide(
+        read_turn(first_call("nah")), meanings, "required", {"unrelated": 10.0, "approve": 1.0}
     )
     assert ranked.tool is meanings[0]
 

@@ -114,10 +114,11 @@ def test_tool_choice_none_replies(model: BaseChatModel) -> None:
     [
         ("alright, that title works for me", "approve"),
         ("looks right, go for it", "approve"),
+        ("sure, that looks fine", "approve"),
         ("hmm, I'd rather not", "reject"),
-        ("not that one, never mind", "reject"),
         ("wait, who owns Garlic Press?", "unrelated"),
         ("what time is it in Tokyo?", "unrelated"),
+        ("thank you", "unrelated"),  # thanks is no consent to a change
     ],
 )
 def test_an_unclear_reply_to_a_proposal_is_read_by_its_meaning(

@@ -130,6 +130,7 @@ class ResolveBrandArgs(BaseModel):
         "look up the client Thorinox",
         "is Acme one of our clients",
         "find the client named distx",
+        "who is on the Acme account, and who works on it?",
     ),
 )
 async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, Any]:
