@@ -22,6 +22,49 @@ _DAY_MONTH = re.compile(
 )
 _RANGE_END = re.compile(r"\s*(?:-|–|to|until|through)\s*(\d{1,2})\b", re.IGNORECASE)
 """The end of a range written after a day: "January 17-19", "Dec 4 to 6"."""
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "them",
+        "they",
+        "to",
+        "of",
+        "for",
+        "on",
+        "in",
+        "at",
+        "by",
+        "with",
+        "and",
+        "or",
+        "so",
+        "is",
+        "are",
+        "be",
+        "me",
+        "my",
+        "our",
+        "us",
+        "we",
+        "you",
+        "your",
+        "please",
+        "then",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+    ]
+)
 _COUNTS = ("one", "two", "three", "four", "five", "six", "seven")
 _NIGHTS = re.compile(rf"\b(\d{{1,2}}|{'|'.join(_COUNTS)})\s+nights?\b", re.IGNORECASE)
 
@@ -98,12 +141,16 @@ def name_like(span: str, message: str) -> bool:
 
 
 def spans_of(text: str) -> list[str]:
-    """Word n-grams of `text` (edge punctuation stripped), longest first, and `text` itself."""
+    """Word n-grams of `text` (edge punctuation stripped), longest first, and `text` itself.
+
+    An n-gram of function words alone ("that", "to the") names nothing an argument could
+    take: "remember that Thorinox prefers email" had filled the note with "that".
+    """
     words = text.split()[:MAX_SPAN_SOURCE_WORDS]
     spans = [text.strip(EDGE)[:MAX_VALUE_CHARS]] if len(text) <= MAX_VALUE_CHARS else []
     for size in range(min(MAX_SPAN_WORDS, len(words)), 0, -1):
         for start in range(len(words) - size + 1):
             span = " ".join(words[start : start + size]).strip(EDGE)
-            if span:
+            if span and not all(w.strip(EDGE).casefold() in _FUNCTION_WORDS for w in span.split()):
                 spans.append(span)
     return spans

@@ -391,3 +391,10 @@ def test_a_status_word_does_not_ground_a_reply() -> None:
     shown, own = grounded("The brand was not found on amazon_us.", turn)
 
     assert not own and "list: Amazon US - Garlic Press" in shown
+
+
+def test_function_words_alone_are_no_value_to_copy() -> None:
+    spans = pools(turn_of("remember that Thorinox prefers email")).spans
+
+    assert "that" not in spans and "remember that" in spans
+    assert "that Thorinox prefers email" in spans and "Thorinox prefers email" in spans
