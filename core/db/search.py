@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Words that match nearly every document and only dilute the ranking.
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     {
         "a",
         "an",
@@ -75,7 +75,7 @@ class Hit:
 def terms(query: str) -> list[str]:
     """Return the searchable words of a query (no operators survive: only word characters)."""
     words = [w.casefold() for w in _WORD.findall(query)]
-    kept = [w for w in dict.fromkeys(words) if w not in _STOPWORDS and len(w) > 1]
+    kept = [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1]
     return kept[:MAX_TERMS]
 
 

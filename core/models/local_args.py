@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from core.models.local_grammar import answer_schema, inline_refs, safe_args_schema
@@ -60,6 +60,15 @@ class Pools:
     asked: frozenset[str] = frozenset()
     """The kinds of `ENTITY_KINDS` the message asks for ("which client owns ...?")."""
 
+    @cached_property
+    def earlier_dates(self) -> tuple[str, ...]:
+        """Every date the previous exchange held, whatever its name.
+
+        After "When is Hanukkah?", "any rooms then?" checks the holiday's dates.
+        """
+        found = (v for kept in self.earlier.values() for v in kept)
+        return _unique(v for v in found if isinstance(v, str) and ISO_DATE.fullmatch(v))
+
 
 def pools(turn: Turn) -> Pools:
     """Collect the copyable values of `turn`: its message and this turn's tool results."""
@@ -100,7 +109,7 @@ def unfillable(tool: dict[str, Any], values: Pools) -> list[str]:
     return [
         name
         for name in date_arguments(tool, required_only=True)
-        if not values.dates and not values.earlier.get(name) and not earlier_dates(values)
+        if not values.dates and not values.earlier.get(name) and not values.earlier_dates
     ]
 
 
@@ -129,15 +138,6 @@ def call_grammar(tool: dict[str, Any], values: Pools) -> Any:
         gbnf = gbnf.replace(_literal(json.dumps(marker)), rule)
         gbnf += f"\n{rule} ::= {' | '.join(_literal(text) for text in texts)}"
     return LlamaGrammar.from_string(gbnf, verbose=False)
-
-
-def earlier_dates(values: Pools) -> tuple[str, ...]:
-    """Every date the previous exchange held, whatever its name.
-
-    After "When is Hanukkah?", "any rooms then?" checks the holiday's dates.
-    """
-    found = (v for kept in values.earlier.values() for v in kept)
-    return _unique(v for v in found if isinstance(v, str) and ISO_DATE.fullmatch(v))
 
 
 def _alternatives(prop: Any) -> list[dict[str, Any]]:
@@ -227,7 +227,7 @@ class _Copier:
         values = self._values
         earlier = tuple(v for v in values.earlier.get(name, ()) if isinstance(v, str))
         if _is_date(alternatives):
-            return values.dates or earlier or earlier_dates(values)
+            return values.dates or earlier or values.earlier_dates
         if any("pattern" in a or "format" in a for a in alternatives):
             return ()
         if name in values.entities:

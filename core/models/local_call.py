@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from core.models.local_args import Pools, date_arguments, earlier_dates
+from core.models.local_args import Pools, date_arguments
 from core.models.local_values import nights_in
 
 
@@ -52,7 +52,7 @@ def distinct_dates(args: dict[str, Any], tool: dict[str, Any], values: Pools) ->
     arguments hold a value twice and the turn (else the exchange before) has a date for
     each, they take those dates in the order given (the order its arguments are declared in).
     """
-    dates = values.dates or earlier_dates(values)
+    dates = values.dates or values.earlier_dates
     date_args = [name for name in date_arguments(tool) if name in args]
     taken = [args[name] for name in date_args]
     if len(date_args) < 2 or len(set(taken)) == len(taken) or len(dates) < len(date_args):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from core.db.search import STOPWORDS
 from core.models.local_prompt import today_line
 
 MAX_SPAN_WORDS = 8
@@ -22,49 +23,10 @@ _DAY_MONTH = re.compile(
 )
 _RANGE_END = re.compile(r"\s*(?:-|–|to|until|through)\s*(\d{1,2})\b", re.IGNORECASE)
 """The end of a range written after a day: "January 17-19", "Dec 4 to 6"."""
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "that",
-        "this",
-        "these",
-        "those",
-        "it",
-        "its",
-        "them",
-        "they",
-        "to",
-        "of",
-        "for",
-        "on",
-        "in",
-        "at",
-        "by",
-        "with",
-        "and",
-        "or",
-        "so",
-        "is",
-        "are",
-        "be",
-        "me",
-        "my",
-        "our",
-        "us",
-        "we",
-        "you",
-        "your",
-        "please",
-        "then",
-        "there",
-        "here",
-        "what",
-        "which",
-        "who",
-    ]
+_FUNCTION_WORDS = STOPWORDS | frozenset(
+    {"that", "these", "those", "its", "them", "they", "so", "then", "there", "here"}
 )
+"""Words that name nothing alone: the workspace search's stopwords and a few more."""
 _COUNTS = ("one", "two", "three", "four", "five", "six", "seven")
 _NIGHTS = re.compile(rf"\b(\d{{1,2}}|{'|'.join(_COUNTS)})\s+nights?\b", re.IGNORECASE)
 

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.types import Command
 from sqlalchemy import func, select
@@ -125,15 +126,36 @@ async def test_an_unrelated_message_drops_the_proposal_and_is_answered(
     assert await tasks(workspace) == 0
 
 
+@pytest.mark.parametrize(
+    "meaning",
+    [
+        {"content": "approve"},  # a model that answers in text: its first word
+        {"tool_calls": [{"name": "approve", "args": {}}]},  # one that calls the meaning tool
+    ],
+)
 async def test_an_unclear_reply_the_model_reads_as_yes_approves(
-    open_runner, write_script, workspace, workspace_url
+    open_runner, write_script, workspace, workspace_url, meaning
 ) -> None:
-    spec = write_script([CREATE, {"content": "approve"}, DONE])
+    spec = write_script([CREATE, meaning, DONE])
     async with open_runner(model=spec, database_url=workspace_url) as runner:
         await runner.run_turn(ask())
         result = await runner.run_turn(ask("alright, that title works for me"))
     assert result.status == "completed"
     assert await tasks(workspace) == 1
+
+
+async def test_a_reply_the_model_calls_reject_on_runs_nothing(
+    open_runner, write_script, workspace, workspace_url
+) -> None:
+    rejected = {"tool_calls": [{"name": "reject", "args": {}}]}
+    spec = write_script([CREATE, rejected, {"content": "Left it."}])
+    async with open_runner(model=spec, database_url=workspace_url) as runner:
+        await runner.run_turn(ask())
+        result = await runner.run_turn(ask("hmm, I'd rather not"))
+        history = await runner.history("t1")
+    assert result.status == "completed"
+    assert "rejected this change" in tool_results(history)["call_create"].text
+    assert await tasks(workspace) == 0
 
 
 async def test_only_the_actor_or_an_approver_role_decides(

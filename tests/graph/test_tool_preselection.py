@@ -83,18 +83,23 @@ async def test_a_small_registry_offers_every_tool(
     assert sorted(tools) == default_registry().names()
 
 
+def on_budget_three(open_runner: Any, spec: Path, transcript: Path, database_url: str) -> Any:
+    """A runner over the whole registry whose model is offered at most three tools a call."""
+    return open_runner(
+        default_registry(),
+        model=spec,
+        scripted_transcript=transcript,
+        tool_budget=3,
+        database_url=database_url,
+    )
+
+
 async def test_a_small_budget_offers_only_matching_tools_and_keeps_the_called_one(
     open_runner, write_script, tmp_path: Path, workspace, workspace_url
 ) -> None:
     transcript = tmp_path / "requests.jsonl"
     spec = write_script([HOLIDAY_CALL, ANSWER, ANSWER])
-    async with open_runner(
-        default_registry(),
-        model=spec,
-        scripted_transcript=transcript,
-        tool_budget=3,
-        database_url=workspace_url,
-    ) as runner:
+    async with on_budget_three(open_runner, spec, transcript, workspace_url) as runner:
         await runner.run_turn(
             TurnRequest("t1", "U1", "When is Hanukkah this year?", today="2026-11-24")
         )
@@ -116,13 +121,7 @@ async def test_a_follow_up_to_a_which_one_question_is_offered_the_tool_that_aske
     transcript = tmp_path / "requests.jsonl"
     brand_call = {"tool_calls": [{"name": "resolve_brand", "args": {"brand": "Garlic Press"}}]}
     spec = write_script([brand_call, {"content": "Thorinox or Distex?"}, {"content": "Which one?"}])
-    async with open_runner(
-        default_registry(),
-        model=spec,
-        scripted_transcript=transcript,
-        tool_budget=3,
-        database_url=workspace_url,
-    ) as runner:
+    async with on_budget_three(open_runner, spec, transcript, workspace_url) as runner:
         first = await runner.run_turn(TurnRequest("t1", "U1", "where do Garlic Press tasks go?"))
         await runner.run_turn(TurnRequest("t1", "U1", "the Thorinox one"))
     assert (first.tool_calls[0].result or {}).get("status") == "ambiguous"
