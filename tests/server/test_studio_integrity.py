@@ -119,3 +119,21 @@ async def test_a_typed_yes_approves_as_a_message_or_as_the_resume_value(
         context={"model": write_script([{"content": DONE}])},
     )
     assert dev_server.tasks_titled(title) == 1
+
+
+async def test_an_unclear_typed_reply_is_read_by_the_meaning_tool_the_model_calls(
+    dev_server: DevServer, write_script
+) -> None:
+    client = get_client(url=dev_server.url)
+    title = "Studio unclear reply"
+    thread_id, _ = await waiting_thread(client, title, write_script)
+    approve = {"tool_calls": [{"name": "approve", "args": {}}]}
+    await client.runs.wait(
+        thread_id,
+        "agent",
+        input={"messages": [{"type": "human", "content": "alright, that title works"}]},
+        context={"model": write_script([approve, {"content": DONE}])},
+    )
+    state = await client.threads.get_state(thread_id)
+    assert state["next"] == [] and state["values"]["final_text"] == DONE
+    assert dev_server.tasks_titled(title) == 1

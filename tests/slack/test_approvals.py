@@ -98,6 +98,21 @@ async def test_yes_in_the_thread_approves_and_the_card_shows_who_decided(open_sl
     assert outcome_of(decided) == ":white_check_mark: Approved by <@U0GRACE>"
 
 
+async def test_an_unclear_reply_in_the_thread_the_model_reads_as_approval_approves(
+    open_slack_app, workspace_url: str
+) -> None:
+    approve = {"tool_calls": [{"name": "approve", "args": {}}]}
+    async with open_slack_app([CREATE, approve, DONE], database_url=workspace_url) as slack:
+        await slack.sender.event(mention("C1", "U0GRACE", ASK, "320.1"))
+        card = await slack.api.card("C1", "320.1")
+        reply = message("C1", "U0GRACE", "alright, that title works for me", "320.2", "320.1")
+        await slack.sender.event(reply)
+        await slack.api.wait_for("chat.postMessage", text=DONE["content"])
+        assert await slack.tasks(TITLE) == 1
+        decided = await until_decided(slack, card)
+    assert outcome_of(decided) == ":white_check_mark: Approved by <@U0GRACE>"
+
+
 async def test_no_in_the_thread_rejects_and_the_card_shows_it(open_slack_app) -> None:
     not_done = {"content": "OK, I won't create the Garlic Press task."}
     async with open_slack_app([CREATE, not_done]) as slack:
