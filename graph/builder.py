@@ -10,7 +10,7 @@ from langgraph.graph.state import CompiledStateGraph
 from core.db.engine import Database
 from core.models import ModelResolver
 from core.run_context import RunContext
-from core.state import AgentInput, AgentOutput, AgentState
+from core.state import OPENING_NODES, AgentInput, AgentOutput, AgentState
 from graph.planner import build_planner
 from graph.routing import (
     route_after_act,
@@ -35,7 +35,7 @@ from tools.registry import ToolRegistry, default_registry
 def build_graph(
     models: ModelResolver, db: Database, registry: ToolRegistry | None = None
 ) -> StateGraph[AgentState, RunContext, AgentInput, AgentOutput]:
-    """Return the uncompiled graph: guard → gather → act ⇄ (propose → confirm →) tools → verify.
+    """Return the uncompiled graph: guard ‖ gather → act ⇄ (propose → confirm →) tools → verify.
 
     A message sent while a change waits goes from the start to confirm, as the reply to it.
     A caller sends a message (`AgentInput`) and reads the conversation, the answer and the
@@ -49,7 +49,9 @@ def build_graph(
         output_schema=AgentOutput,
     )
     builder.add_node("guard", Guard(db))
-    builder.add_node("gather", Gather(registry, db))
+    # guard and gather open a turn side by side (one step); act follows guard's route, with
+    # gather's sources (its `destinations` only draws that).
+    builder.add_node("gather", Gather(registry, db), destinations=("act",))
     builder.add_node("act", Act(registry, models, db))
     builder.add_node("planner", build_planner(models, db, registry).compile(name="planner"))
     builder.add_node("propose", Propose(registry))
@@ -57,9 +59,8 @@ def build_graph(
     builder.add_node("tools", Tools(registry, db))
     builder.add_node("verify", Verify(registry, models))
     builder.add_node("finalize", finalize)
-    builder.add_conditional_edges(START, route_start)
+    builder.add_conditional_edges(START, route_start, [*OPENING_NODES, "confirm"])
     builder.add_conditional_edges("guard", route_after_guard)
-    builder.add_edge("gather", "act")
     mutating = [tool.name for tool in registry.tools() if tool.mutating]
     delegates = [tool.name for tool in registry.tools() if tool.kind == "delegate"]
     builder.add_conditional_edges("act", route_after_act(mutating, delegates))

@@ -8,11 +8,13 @@ from typing import Literal
 from langchain_core.messages import AIMessage, HumanMessage
 
 from core.planner_state import PlannerState
-from core.state import AgentState
+from core.state import OPENING_NODES, AgentState
 
 
-def route_start(state: AgentState) -> Literal["guard", "confirm"]:
-    """A message sent while a change waits is the person's reply to it; others open a turn.
+def route_start(state: AgentState) -> Literal["confirm"] | list[str]:
+    """A reply to a waiting change goes to confirm; other messages open a turn.
+
+    A turn opens with guard and gather side by side.
 
     (The runner answers a waiting change by resuming its interrupt; a chat message typed in
     Studio instead starts a new run, which lands here.)
@@ -20,12 +22,15 @@ def route_start(state: AgentState) -> Literal["guard", "confirm"]:
     pending = state.get("pending")
     if pending and pending.get("proposals") and isinstance(state["messages"][-1], HumanMessage):
         return "confirm"
-    return "guard"
+    return OPENING_NODES
 
 
-def route_after_guard(state: AgentState) -> Literal["gather", "finalize"]:
-    """Guard may answer by itself (a blank message); otherwise gather context."""
-    return "finalize" if state.get("final_text") else "gather"
+def route_after_guard(state: AgentState) -> Literal["act", "finalize"]:
+    """Guard may answer by itself (a blank or blocked message); otherwise act.
+
+    Gather ran in the same step, so its sources are already in the state act reads.
+    """
+    return "finalize" if state.get("final_text") else "act"
 
 
 # The routers that depend on the registry are built by factories: LangGraph reads the

@@ -35,7 +35,7 @@ from core.messages import calls_of
 from core.models import ModelResolver
 from core.planner_state import PlannerState
 from core.run_context import RunContext
-from core.state import AgentState, ConfirmationRequest, ConfirmUpdate, Decision
+from core.state import OPENING_NODES, AgentState, ConfirmationRequest, ConfirmUpdate, Decision
 from prompts import confirmation
 from tools import decision_records, proposals
 from tools.registry import ToolRegistry
@@ -56,7 +56,7 @@ class Confirm:
 
     async def __call__(
         self, state: AgentState, runtime: Runtime[RunContext]
-    ) -> Command[Literal["tools", "guard", "confirm"]]:
+    ) -> Command[Literal["tools", "guard", "gather", "confirm"]]:
         """Show the proposals, wait for the decision, check and record it."""
         ctx = runtime.context
         request = state.get("pending")
@@ -176,7 +176,7 @@ class Confirm:
 
     def _moved_on(self, update: ConfirmUpdate) -> Command[Any]:
         """The person moved on: their message opens a turn."""
-        return Command(goto="guard", update=update)
+        return Command(goto=OPENING_NODES, update=update)
 
 
 class PlannerConfirm(Confirm):
@@ -197,7 +197,7 @@ class PlannerConfirm(Confirm):
         return list(state.get("parent_calls", []))  # type: ignore[call-overload]
 
     def _moved_on(self, update: ConfirmUpdate) -> Command[Any]:
-        return Command(graph=Command.PARENT, goto="guard", update=update)
+        return Command(graph=Command.PARENT, goto=OPENING_NODES, update=update)
 
 
 def _dismissed(calls: Sequence[Mapping[str, Any]], text: str, decider: Asker) -> ConfirmUpdate:

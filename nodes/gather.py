@@ -3,7 +3,8 @@
 Sources: relevant thread history, the context folder's best files, and — with the workspace
 database — brand/client mentions resolved, those clients' memory notes and a KB/SOP search.
 They become `sources` in state and a context block for the prompt within a token budget.
-A retry after failed verification goes back to act, so nothing here runs again for it.
+It runs beside guard, in the turn's first step; act starts when both are done. A retry
+after failed verification goes back to act, so nothing here runs again for it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from core.state import AgentState, GatherUpdate, Source
 from grounding import context_block
 from grounding.context_folder import ContextFolder
 from history.pipeline import limit_turns
-from history.turn import turn_start
+from screening import injection
 from tools.declaration import SourceFinder
 from tools.registry import ToolRegistry
 
@@ -45,11 +46,17 @@ class Gather:
         self._folders: dict[Path, ContextFolder] = {}
 
     async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> GatherUpdate:
-        """Collect the sources for the message that opened this turn."""
+        """Collect the sources for the message that opens this turn (the thread's last).
+
+        Gather runs beside guard, in the same step, so it reads the message as sent; one
+        guard will withhold is not searched for.
+        """
         ctx = runtime.context
         messages = state["messages"]
-        start = turn_start(messages, state.get("turn_start_id", ""))
+        start = max(len(messages) - 1, 0)
         query = messages[start].text if messages else ""
+        if injection.blocks(query, ctx.input_guard):
+            return {"sources": [], "context_block": ""}
         sources: list[Source] = []
         if self._db is not None:
             for find in self._sources:

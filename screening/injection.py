@@ -57,6 +57,11 @@ def scan(text: str) -> tuple[str, ...]:
     return tuple(name for name, pattern in PATTERNS.items() if pattern.search(text))
 
 
+def blocks(text: str, mode: GuardMode) -> bool:
+    """Whether `screen` would block `text` under `mode` (without logging what it found)."""
+    return mode == "block" and bool(scan(text))
+
+
 def screen(text: str, mode: GuardMode) -> Screening:
     """Scan `text` under `mode`: log what was found and say whether to block the message."""
     if mode == "off":

@@ -28,6 +28,8 @@ from tests.support.tcp_proxy import TcpProxy
 
 pytestmark = ON_POSTGRES
 THREAD = "t-restart"
+ACT_SAVED = 2
+"""The step whose checkpoint holds act's tool call: guard and gather run at step 0, act at 1."""
 Script = Callable[[list[dict[str, Any]]], str]
 
 
@@ -66,18 +68,24 @@ def conversation(messages: list[Any]) -> list[tuple[str, str]]:
     return shown
 
 
-async def step_saved(workspace_url: str, step: int) -> None:
-    """Wait until the thread's checkpoint of `step` is in the database (read directly)."""
+async def act_saved(workspace_url: str) -> None:
+    """Wait until act's tool call is in the database: its step's checkpoint and its writes.
+
+    The writes are saved in the background, beside the next checkpoint, so both are read
+    (directly) before the outage starts: no write of the run is in flight then.
+    """
+    query = (
+        "select (select count(*) from checkpoints where thread_id = %(t)s "
+        "and (metadata->>'step')::int >= %(step)s) > 0 and (select count(*) "
+        "from checkpoint_writes where thread_id = %(t)s and channel = 'branch:to:tools') > 0"
+    )
     async with await psycopg.AsyncConnection.connect(workspace_url, autocommit=True) as conn:
         for _ in range(200):
-            cursor = await conn.execute(
-                "select 1 from checkpoints where thread_id = %s and (metadata->>'step')::int >= %s",
-                (THREAD, step),
-            )
-            if await cursor.fetchone():
+            row = await (await conn.execute(query, {"t": THREAD, "step": ACT_SAVED})).fetchone()
+            if row and row[0]:
                 return
             await asyncio.sleep(0.02)
-    raise AssertionError(f"step {step} was never checkpointed")
+    raise AssertionError("act's tool call was never saved")
 
 
 async def reconnected(runner: Runner, within_s: float = 30) -> None:
@@ -102,7 +110,7 @@ async def test_a_restart_between_database_calls_is_ridden_out(
 
     async def restart() -> None:
         # Between database calls: act's tool call is saved, the tool is still running.
-        await step_saved(workspace_url, 3)
+        await act_saved(workspace_url)
         connections.append(proxy.connections)
         await proxy.restart(0.5)
 
@@ -132,9 +140,9 @@ async def test_an_outage_fails_the_run_clearly_then_the_thread_carries_on(
     outages: list[asyncio.Task[None]] = []
 
     async def outage() -> None:
-        # Once act's tool call is saved (step 3), the server goes away for 4 s: the nap
-        # ends during the outage and the run's next checkpoint finds no server.
-        await step_saved(workspace_url, 3)
+        # Once act's tool call is saved, the server goes away for 4 s: the nap ends during
+        # the outage and the run's next checkpoint finds no server.
+        await act_saved(workspace_url)
         await proxy.restart(4.0)
 
     def on_event(event: dict[str, Any]) -> None:

@@ -24,7 +24,10 @@ async def test_block_mode_refuses_without_a_model_call(
     assert turn.state["status"] == "blocked"
     assert "can't act on that message" in turn.state["final_text"]
     assert name.replace("_", " ") in turn.state["final_text"]
-    assert turn.phases() == ["guard", "finalize"]
+    # gather runs beside guard, in the same step, and searches nothing for a withheld message
+    phases = turn.phases()
+    assert sorted(phases[:2]) == ["gather", "guard"] and phases[2:] == ["finalize"]
+    assert turn.update_of("gather") == {"sources": [], "context_block": ""}
 
 
 @pytest.mark.parametrize("mode", ["off", "log", "warn"])

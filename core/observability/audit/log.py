@@ -35,7 +35,6 @@ class AuditLog:
         self._ready: bool | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._started: dict[str, asyncio.Task[None]] = {}
-        self._by_thread: dict[str, set[asyncio.Task[None]]] = {}
 
     async def start(self, info: RunInfo) -> RunAudit:
         """Begin a run's audit: its row (status running) is written before the run starts.
@@ -50,7 +49,7 @@ class AuditLog:
     def start_child(self, info: RunInfo) -> RunAudit:
         """Begin the audit of a run found in the stream (a planner run), in the background."""
         audit = RunAudit(info)
-        self._started[info.run_id] = self._spawn(self._write_start(audit), info.thread_id)
+        self._started[info.run_id] = self._spawn(self._write_start(audit))
         return audit
 
     async def _write_start(self, audit: RunAudit) -> None:
@@ -74,29 +73,17 @@ class AuditLog:
     ) -> None:
         """Write the run's outcome, messages, tool calls and usage in the background."""
         started = self._started.pop(audit.info.run_id, None)
-        self._spawn(
-            self._write_finish(audit, started, status, output_text, error, usage or []),
-            audit.info.thread_id,
-        )
+        self._spawn(self._write_finish(audit, started, status, output_text, error, usage or []))
 
     async def drain(self) -> None:
         """Wait for every pending write (before the database closes)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
-    def _spawn(self, coro: Any, thread_id: str) -> asyncio.Task[None]:
+    def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        tasks = self._by_thread.setdefault(thread_id, set())
-        tasks.add(task)
-
-        def done(finished: asyncio.Task[None]) -> None:
-            tasks.discard(finished)
-            if not tasks:
-                self._by_thread.pop(thread_id, None)
-
-        task.add_done_callback(done)
         return task
 
     async def _is_ready(self) -> bool:
