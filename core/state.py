@@ -17,7 +17,7 @@ from typing_extensions import TypedDict
 
 from core.plans import PlanRecord, merge_plans
 
-OPENING_NODES = ["guard", "gather"]
+OPENING_NODES = ("guard", "gather")
 """The nodes that open a turn, side by side in one step: guard screens the message while
 gather collects the sources for it; act starts once both are done (unless guard answered)."""
 

@@ -11,7 +11,7 @@ from core.planner_state import PlannerState
 from core.state import OPENING_NODES, AgentState
 
 
-def route_start(state: AgentState) -> Literal["confirm"] | list[str]:
+def route_start(state: AgentState) -> Literal["confirm"] | tuple[str, ...]:
     """A reply to a waiting change goes to confirm; other messages open a turn.
 
     A turn opens with guard and gather side by side.

@@ -25,6 +25,7 @@ from core.state import AgentState, GatherUpdate, Source
 from grounding import context_block
 from grounding.context_folder import ContextFolder
 from history.pipeline import limit_turns
+from nodes.guard import MAX_MESSAGE_CHARS
 from screening import injection
 from tools.declaration import SourceFinder
 from tools.registry import ToolRegistry
@@ -54,9 +55,10 @@ class Gather:
         ctx = runtime.context
         messages = state["messages"]
         start = max(len(messages) - 1, 0)
-        query = messages[start].text if messages else ""
-        if injection.blocks(query, ctx.input_guard):
+        sent = messages[start].text if messages else ""
+        if injection.blocks(sent, ctx.input_guard):
             return {"sources": [], "context_block": ""}
+        query = sent[:MAX_MESSAGE_CHARS]  # what guard lets through of a long message
         sources: list[Source] = []
         if self._db is not None:
             for find in self._sources:

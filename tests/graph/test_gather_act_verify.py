@@ -51,12 +51,20 @@ async def test_phases_run_in_order_grounded_in_thread_and_folder(
         turn = await run(
             runner, "What coupon cap applies to the Thorinox promo?", context_dir=context_dir
         )
+        config = {"configurable": {"thread_id": "t"}}
+        steps = [
+            sorted(task.name for task in snapshot.tasks)
+            async for snapshot in runner.graph.aget_state_history(config)
+        ]
 
     # 1. the loop runs guard ‖ gather (one step) → act → verify (and retries act after a
     # failed verify)
     phases = turn.phases()
     assert sorted(phases[:2]) == ["gather", "guard"]
     assert phases[2:] == ["act", "verify", "act", "verify", "finalize"]
+    # guard and gather share a step (one checkpoint before both), in each turn
+    assert steps.count(["gather", "guard"]) == 2
+    assert ["guard"] not in steps and ["gather"] not in steps
     # 2. gather searched the thread history and the context folder
     sources = turn.update_of("gather")["sources"]
     assert {"type": "file", "reference": "coupon-policy.md"}.items() <= sources[0].items()

@@ -31,7 +31,9 @@ async def test_bold_is_retried_with_feedback_and_the_second_answer_is_posted(
     answers = [m.text for m in turn.state["messages"] if isinstance(m, AIMessage)]
     assert answers == ["The queen room is *$149* a night."]
     assert all("**" not in m.text for m in second[1:])
-    assert turn.phases() == ["guard", "gather", "act", "verify", "act", "verify", "finalize"]
+    phases = turn.phases()  # guard and gather share the opening step, in either order
+    assert sorted(phases[:2]) == ["gather", "guard"]
+    assert phases[2:] == ["act", "verify", "act", "verify", "finalize"]
 
 
 async def test_three_failures_give_the_graceful_failure_with_what_the_tools_found(
