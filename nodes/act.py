@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import Sequence
 
@@ -39,6 +40,7 @@ from tools.preselection import Offer, ToolRanker
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
+_WORD = re.compile(r"[^\W_]+")
 
 
 class Act:
@@ -124,7 +126,7 @@ class Act:
             if isinstance(message, AIMessage)
             for call in calls_of(message)
         ]
-        asked = _asked_which(messages[:start])
+        asked = _asked_which(messages[:start], opening)
         if asked:
             keep.insert(0, asked)
         pending = state.get("pending")
@@ -240,11 +242,12 @@ def _distrust_cut_off_calls(message: AIMessage) -> AIMessage:
     )
 
 
-def _asked_which(earlier: Sequence[BaseMessage]) -> str:
+def _asked_which(earlier: Sequence[BaseMessage], opening: str) -> str:
     """The tool whose result ended the previous exchange by asking which one was meant.
 
     "the Thorinox one" answers resolve_brand's candidates; the message alone ranks
-    lookup_client first.
+    lookup_client first. A question of its own that names nothing telling the candidates
+    apart ("Do we have a room free next weekend?") has moved on.
     """
     for message in reversed(earlier):
         if isinstance(message, HumanMessage):
@@ -255,5 +258,21 @@ def _asked_which(earlier: Sequence[BaseMessage]) -> str:
             except ValueError:
                 continue
             if isinstance(data, dict) and data.get("status") == "ambiguous":
-                return message.name or ""
+                answers = "?" not in opening or _tells_apart(data.get("candidates"), opening)
+                return (message.name or "") if answers else ""
     return ""
+
+
+def _tells_apart(candidates: object, text: str) -> bool:
+    """Whether `text` names a word some candidates' values hold and others do not."""
+    if not isinstance(candidates, list):
+        return False
+    words = [
+        {w for value in c.values() if isinstance(value, str) for w in _WORD.findall(value.lower())}
+        for c in candidates
+        if isinstance(c, dict)
+    ]
+    if len(words) < 2:
+        return False
+    telling = set.union(*words) - set.intersection(*words)
+    return bool(telling & set(_WORD.findall(text.lower())))
