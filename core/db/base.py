@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
-from sqlalchemy import JSON
+from sqlalchemy import JSON, Table
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase
 
@@ -26,3 +26,8 @@ class Base(DeclarativeBase):
     """Declarative base of every table."""
 
     type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSONType, list[Any]: JSONType}
+
+
+def table_of(model: type[Base]) -> Table:
+    """Return a model's table, for Core statements built once (typed as the `Table` it is)."""
+    return cast(Table, model.__table__)

@@ -38,7 +38,7 @@ class RunRecorder:
     async def start(
         cls, info: RunInfo, log: AuditLog | None, tracing: Tracing, graph_input: Any
     ) -> RunRecorder:
-        """Begin recording: the run's audit row is written before the run does anything."""
+        """Begin recording the run (a decision's audit row is written before it starts)."""
         audit = await log.start(info) if log is not None else None
         if audit is not None:
             audit.add_input(graph_input)

@@ -107,16 +107,17 @@ async def test_nul_bytes_and_lone_surrogates_are_cleaned_before_anything_is_stor
         await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
         history = await slack.history("T0TEAM:C1:100.1")
         assert await slack.processed("Ev0NUL\ufffd") == 1
-        db = open_database(slack.settings)
-        try:
-            async with db.session() as session:
-                inputs = list(
-                    await session.scalars(
-                        select(AgentRun.input_text).where(AgentRun.thread_id == "T0TEAM:C1:100.1")
-                    )
+    # The audit writes runs in batches; the app's close writes what is left.
+    db = open_database(slack.settings)
+    try:
+        async with db.session() as session:
+            inputs = list(
+                await session.scalars(
+                    select(AgentRun.input_text).where(AgentRun.thread_id == "T0TEAM:C1:100.1")
                 )
-        finally:
-            await db.dispose()
+            )
+    finally:
+        await db.dispose()
     assert history[0].text == "who owns Garlic Press?\ufffd"
     assert inputs == ["who owns Garlic Press?\ufffd"]
     [sent] = [json.loads(line) for line in transcript.read_text().splitlines()]

@@ -1,21 +1,30 @@
 """The audit trail: every run, its messages, tool calls and results, and token usage.
 
-A run's row is written before it starts; the rest is collected from its stream and written
-in the background, so the audit never delays an answer; a failed write is logged with its
-traceback, never raised.
+One writer task writes runs in batches, a transaction every `BATCH_EVERY_S` while runs
+wait: the rows of the runs that ended meanwhile (at a few turns a second a batch holds
+several runs, under load dozens, so the audit costs a fraction of a transaction per run),
+and the `running` row of each run still going after that long, so a crash leaves it
+visible; a shorter run is written once, as it ended. A decision's run (a resume) is written
+as it starts: surfaces read who decided from it. The audit never delays an answer; a failed
+write is logged with its traceback, never raised. `drain` writes everything at once (the
+runner calls it as it closes).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, inspect, update
+from sqlalchemy import bindparam, insert, inspect, update
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.db.base import table_of
 from core.db.engine import Database
 from core.db.models import AgentMessage, AgentRun, SkillEvent
 from core.observability.audit.reconcile import close_dead_runs
@@ -25,42 +34,71 @@ from core.text import clean_data
 
 logger = logging.getLogger(__name__)
 
+BATCH_EVERY_S = 0.5
+"""How long a run's rows wait to be written with other runs' (and how long a run goes on
+before its `running` row is written)."""
+
+# Statements on the tables, built once: the ORM entities' statements go through the ORM's
+# bulk path and are rebuilt and re-keyed for the statement cache on every batch.
+_RUNS = table_of(AgentRun)
+_INSERT_RUN = insert(_RUNS)
+_FINISH_RUN = update(_RUNS).where(_RUNS.c.id == bindparam("finished_run_id"))
+_INSERT_MESSAGES = insert(table_of(AgentMessage))
+_INSERT_SKILLS = insert(table_of(SkillEvent))
+
+
+@dataclass
+class _Outcome:
+    """How a run ended, as `AuditLog.finish` was told."""
+
+    status: str
+    output_text: str
+    error: str | None
+    usage: list[dict[str, Any]]
+    finished: float
+
+
+@dataclass
+class _Entry:
+    """A run the writer has not finished writing."""
+
+    audit: RunAudit
+    show_at: float
+    """When its `running` row is due, if it has not ended by then."""
+    row_written: bool = False
+    outcome: _Outcome | None = None
+
 
 class AuditLog:
     """Writes runs to the workspace database's audit tables (off when they don't exist)."""
 
-    def __init__(self, db: Database) -> None:
-        """Audit into `db`."""
+    def __init__(self, db: Database, batch_every_s: float = BATCH_EVERY_S) -> None:
+        """Audit into `db`, a batch every `batch_every_s` while runs wait."""
         self.db = db
+        self.batch_every_s = batch_every_s
         self._ready: bool | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._started: dict[str, asyncio.Task[None]] = {}
+        self._entries: dict[str, _Entry] = {}
+        self._writer: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
 
     async def start(self, info: RunInfo) -> RunAudit:
-        """Begin a run's audit: its row (status running) is written before the run starts.
+        """Begin a run's audit; a decision's run is written before it starts.
 
-        Runs of the thread still marked running when it ends died before finishing: they are
-        closed as interrupted then (see `close_dead_runs`).
+        Runs of the thread still marked running when a later one ends died before finishing:
+        they are closed as interrupted then (see `close_dead_runs`).
         """
-        audit = RunAudit(info)
-        await self._write_start(audit)
+        audit = self.start_child(info)
+        if info.kind == "resume":
+            self._entries[info.run_id].show_at = audit.started
+            await self._flush(everything=False)
         return audit
 
     def start_child(self, info: RunInfo) -> RunAudit:
-        """Begin the audit of a run found in the stream (a planner run), in the background."""
+        """Begin the audit of a run found in the stream (a planner run)."""
         audit = RunAudit(info)
-        self._started[info.run_id] = self._spawn(self._write_start(audit))
+        self._entries[info.run_id] = _Entry(audit, audit.started + self.batch_every_s)
+        self._ensure_writer()
         return audit
-
-    async def _write_start(self, audit: RunAudit) -> None:
-        info = audit.info
-        try:
-            if not await self._is_ready():
-                return
-            async with self.db.engine.begin() as conn:
-                await conn.execute(insert(AgentRun), [clean_data(run_row(audit, "running"))])
-        except Exception:
-            logger.exception("audit: could not record the start of run %s", info.run_id)
 
     def finish(
         self,
@@ -71,20 +109,83 @@ class AuditLog:
         error: str | None = None,
         usage: list[dict[str, Any]] | None = None,
     ) -> None:
-        """Write the run's outcome, messages, tool calls and usage in the background."""
-        started = self._started.pop(audit.info.run_id, None)
-        self._spawn(self._write_finish(audit, started, status, output_text, error, usage or []))
+        """Record the run's outcome; it is written, with its messages, in the next batch."""
+        entry = self._entries.setdefault(audit.info.run_id, _Entry(audit, audit.started))
+        entry.outcome = _Outcome(status, output_text, error, usage or [], time.time())
+        self._ensure_writer()
 
     async def drain(self) -> None:
-        """Wait for every pending write (before the database closes)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        """Write every run now: the ended ones whole, the ones still going as `running`."""
+        writer, self._writer = self._writer, None
+        if writer is not None and not writer.done():
+            writer.cancel()  # between batches: a batch being written is shielded
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+        await self._flush(everything=True)
 
-    def _spawn(self, coro: Any) -> asyncio.Task[None]:
-        task: asyncio.Task[None] = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+    def _ensure_writer(self) -> None:
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_batches())
+
+    async def _write_batches(self) -> None:
+        while any(e.outcome is not None or not e.row_written for e in self._entries.values()):
+            await asyncio.sleep(self.batch_every_s)
+            await asyncio.shield(self._flush(everything=False))
+
+    async def _flush(self, *, everything: bool) -> None:
+        async with self._lock:
+            now = time.time()
+            ended = [e for e in self._entries.values() if e.outcome is not None]
+            going = [
+                e
+                for e in self._entries.values()
+                if e.outcome is None and not e.row_written and (everything or e.show_at <= now)
+            ]
+            if not ended and not going:
+                return
+            for entry in ended:
+                del self._entries[entry.audit.info.run_id]
+            try:
+                if not await self._is_ready():
+                    return
+                async with self.db.engine.begin() as conn:
+                    await self._write(conn, ended, going)
+            except Exception:
+                logger.exception(
+                    "audit: could not record runs %s",
+                    ", ".join(e.audit.info.run_id for e in [*ended, *going]),
+                )
+            for entry in going:
+                entry.row_written = True  # written, or failed and not retried
+
+    @staticmethod
+    async def _write(conn: AsyncConnection, ended: list[_Entry], going: list[_Entry]) -> None:
+        # Core statements, not the ORM's unit of work: a run's rows are plain inserts, and
+        # the ORM's bookkeeping cost more than the writes themselves.
+        rows = [clean_data(run_row(e.audit, "running")) for e in going]
+        updates: list[dict[str, Any]] = []
+        messages: list[dict[str, Any]] = []
+        skills: list[dict[str, Any]] = []
+        for entry in ended:
+            assert entry.outcome is not None
+            outcome = _outcome_columns(entry.audit, entry.outcome)
+            if entry.row_written:
+                updates.append({"finished_run_id": entry.audit.info.run_id, **outcome})
+            else:
+                rows.append({**clean_data(run_row(entry.audit, outcome["status"])), **outcome})
+            messages += clean_data(message_rows(entry.audit, entry.outcome.usage))
+            skills += clean_data(skill_rows(entry.audit))
+        # One run at a time works on a thread: an earlier run still marked running died with
+        # its process (its planner runs with it), and the thread has moved on.
+        await close_dead_runs(conn, [e.audit for e in ended if e.audit.info.kind != "planner"])
+        if rows:
+            await conn.execute(_INSERT_RUN, rows)
+        if updates:
+            await conn.execute(_FINISH_RUN, updates)
+        if messages:
+            await conn.execute(_INSERT_MESSAGES, messages)
+        if skills:
+            await conn.execute(_INSERT_SKILLS, skills)
 
     async def _is_ready(self) -> bool:
         if self._ready is None:
@@ -100,53 +201,21 @@ class AuditLog:
                 logger.warning("audit off: no agent_runs table (run `agentloop db upgrade`)")
         return self._ready
 
-    async def _write_finish(
-        self,
-        audit: RunAudit,
-        started: asyncio.Task[None] | None,
-        status: str,
-        output_text: str,
-        error: str | None,
-        usage: list[dict[str, Any]],
-    ) -> None:
-        if started is not None:
-            await started
-        try:
-            if not await self._is_ready():
-                return
-            models = [c["model"] for c in usage if c.get("model")]
-            finished = time.time()
-            outcome = {
-                "status": status,
-                "output_text": output_text,
-                "error": error,
-                "usage": usage,
-                "input_tokens": sum(int(c.get("input_tokens", 0)) for c in usage),
-                "output_tokens": sum(int(c.get("output_tokens", 0)) for c in usage),
-                "model": models[-1] if models else audit.info.model,
-                "finished_at": datetime.fromtimestamp(finished, UTC),
-                "duration_ms": round((finished - audit.started) * 1000, 2),
-            }
-            outcome = clean_data(outcome)
-            messages = clean_data(message_rows(audit, usage))
-            skills = clean_data(skill_rows(audit))
-            # Core statements, not the ORM's unit of work: a run's rows are plain inserts,
-            # and the ORM's bookkeeping cost more than the writes themselves.
-            async with self.db.engine.begin() as conn:
-                if audit.info.kind != "planner":
-                    # One run at a time works on a thread: an earlier run still marked running
-                    # died with its process (its planner runs with it), and the thread has
-                    # moved on.
-                    await close_dead_runs(conn, audit.info.thread_id, before=audit)
-                updated = await conn.execute(
-                    update(AgentRun).where(AgentRun.id == audit.info.run_id).values(**outcome)
-                )
-                if updated.rowcount == 0:  # the start row was never written
-                    row = clean_data(run_row(audit, status))
-                    await conn.execute(insert(AgentRun), [{**row, **outcome}])
-                if messages:
-                    await conn.execute(insert(AgentMessage), messages)
-                if skills:
-                    await conn.execute(insert(SkillEvent), skills)
-        except Exception:
-            logger.exception("audit: could not record run %s", audit.info.run_id)
+
+def _outcome_columns(audit: RunAudit, outcome: _Outcome) -> dict[str, Any]:
+    """The `agent_runs` columns a run's outcome sets."""
+    usage = outcome.usage
+    models = [c["model"] for c in usage if c.get("model")]
+    return clean_data(
+        {
+            "status": outcome.status,
+            "output_text": outcome.output_text,
+            "error": outcome.error,
+            "usage": usage,
+            "input_tokens": sum(int(c.get("input_tokens", 0)) for c in usage),
+            "output_tokens": sum(int(c.get("output_tokens", 0)) for c in usage),
+            "model": models[-1] if models else audit.info.model,
+            "finished_at": datetime.fromtimestamp(outcome.finished, UTC),
+            "duration_ms": round((outcome.finished - audit.started) * 1000, 2),
+        }
+    )
