@@ -24,6 +24,7 @@ import logging
 import sqlite3
 from typing import Any
 
+from checkpoints.tables import checkpoint_count
 from core.settings import CheckpointRetention
 
 logger = logging.getLogger(__name__)
@@ -88,39 +89,6 @@ async def prune_thread(saver: Any, thread_id: str) -> bool:
         await _prune_sqlite(saver, thread_id)
         return True
     return False
-
-
-async def checkpoint_count(saver: Any, thread_id: str) -> int:
-    """Return how many checkpoints the thread holds, all namespaces (0 in memory or none)."""
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-    query = "SELECT count(*) FROM checkpoints WHERE thread_id = "
-    if isinstance(saver, AsyncPostgresSaver):
-        return await _count_postgres(saver, query + "%s", thread_id)
-    if isinstance(saver, AsyncSqliteSaver):
-        await saver.setup()
-        async with saver.lock:
-            found = await (await saver.conn.execute(query + "?", (thread_id,))).fetchone()
-        return int(found[0]) if found else 0
-    return 0
-
-
-async def _count_postgres(saver: Any, query: str, thread_id: str) -> int:
-    from psycopg.rows import tuple_row
-    from psycopg_pool import AsyncConnectionPool
-
-    async def count(conn: Any) -> int:
-        async with conn.cursor(row_factory=tuple_row) as cur:
-            await cur.execute(query, (thread_id,))
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
-
-    if isinstance(saver.conn, AsyncConnectionPool):  # what open_checkpointer makes
-        async with saver.conn.connection() as conn:
-            return await count(conn)
-    async with saver.lock:  # a single connection, shared with the saver's own calls
-        return await count(saver.conn)
 
 
 async def _prune_sqlite(saver: Any, thread_id: str) -> None:

@@ -19,6 +19,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 
 from checkpoints.savers import open_checkpointer
+from checkpoints.tables import has_interrupt
 from core.asker import Asker, stamp
 from core.db.engine import Database, open_database
 from core.db.people import role_of
@@ -131,7 +132,7 @@ class Runner:
         """
         request = replace(request, message=clean_text(request.message))
         self.check_model(request.model)
-        pending = pending_in(await self._snapshot(request.thread_id))
+        pending = await self._waiting(request.thread_id)
         if pending is not None:
             reply = {"reply": request.message, "decided_at": self.clock()}
             return await self._resume(request, pending, reply, on_event)
@@ -200,6 +201,12 @@ class Runner:
         )
         command: Command[Any] = Command(resume={interrupt_id: value})
         return await self.driver.run(command, request, "sync", on_event, lineage)
+
+    async def _waiting(self, thread_id: str) -> tuple[str, ConfirmationRequest] | None:
+        """The confirmation the thread waits on; a thread without an interrupt is not loaded."""
+        if await has_interrupt(self.graph.checkpointer, thread_id) is False:
+            return None
+        return pending_in(await self._snapshot(thread_id))
 
     async def pending(self, thread_id: str) -> ConfirmationRequest | None:
         """Return the thread's pending confirmation request, if any."""

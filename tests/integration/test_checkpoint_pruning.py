@@ -2,7 +2,8 @@
 
 On SQLite and PostgreSQL, each with the checkpoints on the workspace's own database. Each
 resume happens in a newly opened runner, as in another process. Most tests prune after
-every run (`PRUNE_ABOVE` 0), so a prune meets every state a run can leave behind.
+every run (`PRUNE_ABOVE` 0), so a prune meets every state a run can leave behind; the
+runner's check for a waiting interrupt, read from the tables, is tested on the same states.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sqlalchemy import func, select
 
 from checkpoints import retention
 from checkpoints.savers import setup_checkpointer
+from checkpoints.tables import has_interrupt
 from core.db.models import Task
 from core.models import ModelResolver
 from core.settings import Settings
@@ -164,3 +166,27 @@ async def test_a_thread_is_pruned_once_it_holds_more_than_the_threshold(
     assert held.count(1) >= 2
     assert max(held) <= retention.PRUNE_ABOVE + held[0]
     assert len(history) == 4 * turns
+
+
+async def test_the_interrupt_check_reads_what_the_thread_waits_on(
+    prune_every_run, durable, write_script
+) -> None:
+    async def waiting(runner: Runner) -> tuple[bool | None, bool]:
+        found = await has_interrupt(runner.graph.checkpointer, THREAD)
+        return found, await runner.pending(THREAD) is not None
+
+    script = [LOOKUP, LOOKED, CREATE, CREATED, PLAN, DRAFT, LOOKUP, LOOKED, CREATE, CREATED, ANSWER]
+    async with durable(write_script(script)) as runner:
+        assert await waiting(runner) == (False, False)  # a thread never seen
+        await runner.run_turn(ask("who owns Garlic Press?"))
+        assert await waiting(runner) == (False, False)
+        await runner.run_turn(ask("create the kickoff task"))
+        assert await waiting(runner) == (True, True)
+        await runner.run_turn(ask("yes"))  # read as the reply: the change is made
+        assert await waiting(runner) == (False, False)
+        paused = await runner.run_turn(ask("onboard Garlic Press"))
+        assert paused.status == "needs_confirmation", paused.text
+        assert await waiting(runner) == (True, True)  # paused inside the planner
+        done = await runner.run_turn(ask("yes"))
+        assert done.status == "completed", done.text
+        assert await waiting(runner) == (False, False)
