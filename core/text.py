@@ -18,7 +18,8 @@ def clean_text(text: str) -> str:
     """Return `text` without NUL bytes and with each lone surrogate replaced by U+FFFD."""
     if "\x00" in text:
         text = text.replace("\x00", "")
-    return _SURROGATE.sub(REPLACEMENT, text)
+    # Most text is ASCII, which holds no surrogate: the expression need not run over it.
+    return text if text.isascii() else _SURROGATE.sub(REPLACEMENT, text)
 
 
 def clean_data(value: Any) -> Any:
