@@ -20,7 +20,8 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -37,9 +38,11 @@ from bench import cpu_meter, cpu_profile
 from bench.cpu_meter import CpuUse
 from bench.latency_model import LatencyChatModel
 from bench.scratch_db import scratch_postgres
+from bench.shape_floor import shape_floor
 from bench.workers import Load, WorkersRun, run_workers
 from core.db.migrate import upgrade
 from core.models import ModelResolver
+from core.observability.audit.log import BATCH_EVERY_S
 from core.settings import CheckpointRetention, Settings
 from graph.runner import Runner, TurnRequest
 from tools.declaration import ToolContext, declare
@@ -50,8 +53,12 @@ TURNS = 5
 MODEL_S = 0.1
 TARGET = 0.8
 """Target: throughput at least this share of the ideal."""
-CPU_TURNS = 40
-"""Turns run one at a time to measure one turn's CPU time."""
+CPU_TURNS = 120
+"""Turns run one at a time to measure one turn's CPU time, in blocks of `CPU_BLOCK`."""
+CPU_BLOCK = 10
+SETTLE_S = BATCH_EVERY_S + 0.1
+"""After each block: the audit writes its batch within `BATCH_EVERY_S`."""
+PROFILE_TURNS = 40
 WARMUP_TURNS = 10
 IDLE_S = 3.0
 """Seconds the agent waits before the run, to see what else keeps the machine busy."""
@@ -61,6 +68,8 @@ BASELINE = "create_agent, in memory"
 """The baseline row: LangChain's agent loop alone, no database."""
 PG_BASELINE = "create_agent, PostgreSQL saver"
 """LangChain's agent loop checkpointing on PostgreSQL: what the CPU ratios compare with."""
+PG_FLOOR = "agent graph's steps, nodes doing nothing, PostgreSQL saver"
+"""This graph's checkpointed steps and channels alone (`bench.shape_floor`), on that saver."""
 CPU_RATIO_TARGET = 2.0
 """Target: agent + database CPU per turn at most this many times the PostgreSQL baseline's."""
 THROUGHPUT_RATIO_TARGET = 0.5
@@ -114,12 +123,12 @@ class LoadRun:
     alone: CpuUse
     """CPU used by `CPU_TURNS` turns run one at a time."""
     profile: list[tuple[str, float]]
-    """CPU seconds by package of `CPU_TURNS` more turns one at a time, profiled."""
+    """CPU seconds by package of `PROFILE_TURNS` more turns, profiled (the first row only)."""
 
     @property
     def label(self) -> str:
         """The database, and the retention when it is not the default."""
-        kept = self.retention == "all" and not self.database.startswith("create_agent")
+        kept = self.retention == "all" and self.database in ("postgresql", "sqlite")
         return self.database + (", retention all" if kept else "")
 
     @property
@@ -165,7 +174,10 @@ class LoadRun:
     @property
     def db_cpu_s(self) -> float | None:
         """The Postgres server's CPU time per turn, one turn at a time."""
-        if self.database not in ("postgresql", PG_BASELINE) or self.alone.postgres_s is None:
+        if (
+            self.database not in ("postgresql", PG_BASELINE, PG_FLOOR)
+            or self.alone.postgres_s is None
+        ):
             return None
         return self.alone.postgres_s / CPU_TURNS
 
@@ -188,6 +200,16 @@ class ConcurrencyResult:
     workers: list[WorkersRun]
 
 
+@dataclass(frozen=True)
+class Subject:
+    """One implementation and turn shape, open and taking turns."""
+
+    database: str
+    retention: CheckpointRetention
+    shape: Shape
+    turn: Turn
+
+
 def _settings(
     database_url: str, data_dir: Path, retention: CheckpointRetention = "latest"
 ) -> Settings:
@@ -202,6 +224,12 @@ def _settings(
     )
 
 
+def _model(shape: Shape) -> LatencyChatModel:
+    return LatencyChatModel(
+        latency_s=MODEL_S, answer=ANSWER, tool=shape.tool, tool_args={"key": "x"}
+    )
+
+
 async def _turn(runner: Runner, thread: str, n: int) -> tuple[float, bool]:
     request = TurnRequest(thread_id=thread, user_id="bench", message=f"What is the answer ({n})?")
     start = time.perf_counter()
@@ -209,55 +237,13 @@ async def _turn(runner: Runner, thread: str, n: int) -> tuple[float, bool]:
     return time.perf_counter() - start, result.status == "completed"
 
 
-async def _thread(turn: Turn, thread: str, outcomes: list[tuple[float, bool]]) -> None:
-    for n in range(TURNS):
-        outcomes.append(await turn(thread, n))
-
-
-async def _one_at_a_time(turn: Turn, label: str) -> None:
-    for n in range(CPU_TURNS):
-        await turn(f"{label}-{n % 8}", n)
-
-
-async def _load(turn: Turn, database: str, retention: CheckpointRetention, shape: Shape) -> LoadRun:
-    """Warm up, measure one turn's CPU alone (and profiled), the idle machine, then the load."""
-    for n in range(WARMUP_TURNS):
-        await turn(f"warm-{n}", 0)
-    before = cpu_meter.read()
-    await _one_at_a_time(turn, "alone")
-    alone = cpu_meter.between(before, cpu_meter.read())
-    with cpu_profile.profiled() as profile:
-        await _one_at_a_time(turn, "profiled")
-    before = cpu_meter.read()
-    await asyncio.sleep(IDLE_S)
-    idle = cpu_meter.between(before, cpu_meter.read())
-    outcomes: list[tuple[float, bool]] = []
-    before, start = cpu_meter.read(), time.perf_counter()
-    await asyncio.gather(*(_thread(turn, f"load-{t}", outcomes) for t in range(THREADS)))
-    wall = time.perf_counter() - start
-    load = cpu_meter.between(before, cpu_meter.read())
-    return LoadRun(
-        database=database,
-        retention=retention,
-        shape=shape,
-        wall_s=wall,
-        latencies_s=[seconds for seconds, _ in outcomes],
-        not_completed=sum(1 for _, ok in outcomes if not ok),
-        load=load,
-        idle=idle,
-        alone=alone,
-        profile=cpu_profile.by_package(profile),
-    )
-
-
-async def _measure(database: str, settings: Settings, shape: Shape) -> LoadRun:
-    models = ModelResolver(settings)
-    model = LatencyChatModel(
-        latency_s=MODEL_S, answer=ANSWER, tool=shape.tool, tool_args={"key": "x"}
-    )
-    models._models[MODEL] = model  # the resolver's cache is the model seam
-    async with Runner.open(settings, ToolRegistry([quote]), models) as runner:
-        return await _load(partial(_turn, runner), database, settings.checkpoint_retention, shape)
+async def _invoke_turn(agent: Any, thread: str, n: int) -> tuple[float, bool]:
+    """One turn of a compiled graph taking messages, as LangChain's agents are called."""
+    config: Any = {"configurable": {"thread_id": thread}}
+    message = HumanMessage(f"What is the answer ({n})?")
+    start = time.perf_counter()
+    state = await agent.ainvoke({"messages": [message]}, config)
+    return time.perf_counter() - start, state["messages"][-1].text == ANSWER
 
 
 @tool("quote")
@@ -266,66 +252,146 @@ def _baseline_quote(key: str) -> dict[str, str]:
     return {"key": key, "value": "42"}
 
 
-async def _baseline(shape: Shape = ANSWER_ONLY, saver: str = "memory") -> LoadRun:
-    """LangChain's `create_agent` under the same load and model: in memory, or on Postgres."""
-    model = LatencyChatModel(
-        latency_s=MODEL_S, answer=ANSWER, tool=shape.tool, tool_args={"key": "x"}
-    )
+@asynccontextmanager
+async def _ours(
+    database: str, shape: Shape, retention: CheckpointRetention = "latest"
+) -> AsyncIterator[Subject]:
+    """This project's runner, audited and checkpointed on PostgreSQL or SQLite."""
+    async with AsyncExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        if database == "postgresql":
+            url = await stack.enter_async_context(scratch_postgres("concurrency"))
+            settings = _settings(url, tmp, retention)
+        else:
+            settings = _settings(f"sqlite:///{tmp / 'workspace.sqlite'}", tmp, retention)
+            await asyncio.to_thread(upgrade, settings)
+        models = ModelResolver(settings)
+        models._models[MODEL] = _model(shape)  # the resolver's cache is the model seam
+        runner = await stack.enter_async_context(
+            Runner.open(settings, ToolRegistry([quote]), models)
+        )
+        yield Subject(database, retention, shape, partial(_turn, runner))
 
-    async def turn_on(agent: Any, thread: str, n: int) -> tuple[float, bool]:
-        config: Any = {"configurable": {"thread_id": thread}}
-        message = HumanMessage(f"What is the answer ({n})?")
-        start = time.perf_counter()
-        state = await agent.ainvoke({"messages": [message]}, config)
-        return time.perf_counter() - start, state["messages"][-1].text == ANSWER
 
+@asynccontextmanager
+async def _langchain(database: str, shape: Shape) -> AsyncIterator[Subject]:
+    """`create_agent` in memory or on `AsyncPostgresSaver`, or this graph's steps doing nothing."""
+    model = _model(shape)
     tools = [_baseline_quote] if shape.tool else []
-    if saver == "memory":
+    if database == BASELINE:
         agent = create_agent(model, tools, checkpointer=InMemorySaver())
-        return await _load(partial(turn_on, agent), BASELINE, "all", shape)
+        yield Subject(database, "all", shape, partial(_invoke_turn, agent))
+        return
     async with (
-        scratch_postgres("concurrency_baseline") as url,
+        scratch_postgres("concurrency_langchain") as url,
         AsyncPostgresSaver.from_conn_string(url) as checkpointer,
     ):
         await checkpointer.setup()
-        agent = create_agent(model, tools, checkpointer=checkpointer)
-        return await _load(partial(turn_on, agent), PG_BASELINE, "all", shape)
+        graph = (
+            create_agent(model, tools, checkpointer=checkpointer)
+            if database == PG_BASELINE
+            else shape_floor(model, checkpointer, _baseline_quote)
+        )
+        yield Subject(database, "all", shape, partial(_invoke_turn, graph))
 
 
-async def _on_postgres(shape: Shape, retention: CheckpointRetention) -> LoadRun:
-    async with scratch_postgres("concurrency") as url:
-        with tempfile.TemporaryDirectory() as tmp:
-            return await _measure("postgresql", _settings(url, Path(tmp), retention), shape)
+_SUBJECTS: list[Callable[[], AbstractAsyncContextManager[Subject]]] = [
+    partial(_ours, "postgresql", ANSWER_ONLY),
+    partial(_ours, "postgresql", TOOL_THEN_ANSWER),
+    partial(_ours, "postgresql", ANSWER_ONLY, "all"),
+    partial(_ours, "sqlite", ANSWER_ONLY),
+    partial(_langchain, BASELINE, ANSWER_ONLY),
+    partial(_langchain, PG_BASELINE, ANSWER_ONLY),
+    partial(_langchain, PG_BASELINE, TOOL_THEN_ANSWER),
+    partial(_langchain, PG_FLOOR, ANSWER_ONLY),
+    partial(_langchain, PG_FLOOR, TOOL_THEN_ANSWER),
+]
+"""What is measured: this project (PostgreSQL, both shapes; every checkpoint kept; SQLite),
+then the baselines and this graph's steps doing nothing."""
 
 
-async def _on_sqlite(shape: Shape, retention: CheckpointRetention) -> LoadRun:
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{Path(tmp) / 'workspace.sqlite'}"
-        settings = _settings(url, Path(tmp), retention)
-        await asyncio.to_thread(upgrade, settings)
-        return await _measure("sqlite", settings, shape)
+async def _thread(turn: Turn, thread: str, outcomes: list[tuple[float, bool]]) -> None:
+    for n in range(TURNS):
+        outcomes.append(await turn(thread, n))
+
+
+async def _alone(subjects: list[Subject]) -> list[CpuUse]:
+    """Each subject's CPU time over `CPU_TURNS` turns one at a time, taken in interleaved blocks.
+
+    Round by round every subject runs a block (two threads of five turns), then waits for
+    its writes in the background (checkpoints, the audit's batch) to land in its own block:
+    a machine that speeds up or slows down over the minutes this takes does so for all.
+    """
+    process = [0.0] * len(subjects)
+    postgres: list[float | None] = [0.0] * len(subjects)
+    for block in range(CPU_TURNS // CPU_BLOCK):
+        for i, subject in enumerate(subjects):
+            before = cpu_meter.read()
+            for n in range(CPU_BLOCK):
+                await subject.turn(f"alone-{block}-{n % 2}", n)
+            await asyncio.sleep(SETTLE_S)
+            use = cpu_meter.between(before, cpu_meter.read())
+            process[i] += use.process_s
+            so_far = postgres[i]
+            if use.postgres_s is None or so_far is None:
+                postgres[i] = None
+            else:
+                postgres[i] = so_far + use.postgres_s
+    return [CpuUse(p, pg, None) for p, pg in zip(process, postgres, strict=True)]
+
+
+async def _load(subject: Subject, alone: CpuUse, profile: list[tuple[str, float]]) -> LoadRun:
+    """The idle machine, then every thread's turns at once."""
+    before = cpu_meter.read()
+    await asyncio.sleep(IDLE_S)
+    idle = cpu_meter.between(before, cpu_meter.read())
+    outcomes: list[tuple[float, bool]] = []
+    before, start = cpu_meter.read(), time.perf_counter()
+    await asyncio.gather(*(_thread(subject.turn, f"load-{t}", outcomes) for t in range(THREADS)))
+    wall = time.perf_counter() - start
+    load = cpu_meter.between(before, cpu_meter.read())
+    return LoadRun(
+        database=subject.database,
+        retention=subject.retention,
+        shape=subject.shape,
+        wall_s=wall,
+        latencies_s=[seconds for seconds, _ in outcomes],
+        not_completed=sum(1 for _, ok in outcomes if not ok),
+        load=load,
+        idle=idle,
+        alone=alone,
+        profile=profile,
+    )
+
+
+async def _measure_all(say: Callable[[str], None]) -> list[LoadRun]:
+    """Open every subject, measure their CPU interleaved, then put each under the load."""
+    async with AsyncExitStack() as stack:
+        subjects = [await stack.enter_async_context(open_subject()) for open_subject in _SUBJECTS]
+        for subject in subjects:
+            for n in range(WARMUP_TURNS):
+                await subject.turn(f"warm-{n}", 0)
+        alone = await _alone(subjects)
+        with cpu_profile.profiled() as profiled:
+            for n in range(PROFILE_TURNS):
+                await subjects[0].turn(f"profiled-{n % 8}", n)
+        profile = cpu_profile.by_package(profiled)
+        runs: list[LoadRun] = []
+        for subject, cpu in zip(subjects, alone, strict=True):
+            runs.append(await _load(subject, cpu, profile if not runs else []))
+            last = runs[-1]
+            say(
+                f"{last.label}, {last.shape.name}: {last.throughput:.1f} turns/s "
+                f"({last.share:.0%} of ideal), p95 {last.quantile(0.95) * 1000:.0f} ms, "
+                f"CPU {last.cpu_s * 1000:.1f} ms/turn"
+            )
+        return runs
 
 
 def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
-    """Measure on PostgreSQL (both shapes; every checkpoint kept), SQLite, and the baseline."""
+    """Measure every subject (`_SUBJECTS`), then the text load over one and two workers."""
     say = say or (lambda _: None)
-    runs: list[LoadRun] = []
-    measures: list[Callable[[], Coroutine[Any, Any, LoadRun]]] = [
-        partial(_on_postgres, ANSWER_ONLY, "latest"),
-        partial(_on_postgres, TOOL_THEN_ANSWER, "latest"),
-        partial(_on_postgres, ANSWER_ONLY, "all"),
-        partial(_on_sqlite, ANSWER_ONLY, "latest"),
-        _baseline,
-        partial(_baseline, ANSWER_ONLY, "postgres"),
-        partial(_baseline, TOOL_THEN_ANSWER, "postgres"),
-    ]
-    for measure in measures:
-        runs.append(asyncio.run(measure()))
-        last = runs[-1]
-        say(
-            f"{last.label}, {last.shape.name}: {last.throughput:.1f} turns/s "
-            f"({last.share:.0%} of ideal), p95 {last.quantile(0.95) * 1000:.0f} ms"
-        )
+    runs = asyncio.run(_measure_all(say))
     load = Load(THREADS, TURNS, MODEL_S, ANSWER, _settings)
     workers = [run_workers(n, load) for n in (1, 2)]
     say(", ".join(f"{w.workers} worker(s): {w.throughput:.1f} turns/s" for w in workers))
@@ -375,7 +441,9 @@ def render(result: ConcurrencyResult) -> list[str]:
     lines += [
         "",
         f"What bounds it: CPU time per turn, measured over {CPU_TURNS} turns run one at a "
-        "time — the agent's process (all its threads) and the Postgres server (all its "
+        f"time — in blocks of {CPU_BLOCK} turns taken by every row in turn, round after "
+        "round, so that the machine's drift over the minutes it takes is shared by all rows; "
+        "the agent's process (all its threads) and the Postgres server (all its "
         "processes) — and the throughput that CPU time allows: on one core (an event loop "
         f"runs on one) and on all {result.cores} cores (a worker process per core, the "
         "database on the same machine). *Busy*: the agent's process during the concurrent "
@@ -431,7 +499,7 @@ def render(result: ConcurrencyResult) -> list[str]:
     lines += [
         "",
         f"Where the agent's CPU goes ({first.database}, {first.shape.name}; cProfile of the "
-        f"event loop's thread over {CPU_TURNS} turns, own time by package): {top}.",
+        f"event loop's thread over {PROFILE_TURNS} turns, own time by package): {top}.",
         "",
         f"Result ({first.database}, {first.shape.name}): {verdict}",
     ]
@@ -491,13 +559,24 @@ def _against_postgres_baseline(result: ConcurrencyResult) -> list[str]:
         )
     if not rows:
         return []
+    for floor in (r for r in result.runs if r.database == PG_FLOOR):
+        base = next(r for r in result.runs if r.database == PG_BASELINE and r.shape == floor.shape)
+        rows.append(
+            f"| {floor.shape.name}: this graph's steps, nodes doing nothing "
+            f"| {_ms(floor.cpu_s)} | {_ms(base.cpu_s)} | {floor.cpu_s / base.cpu_s:.1f}× "
+            f"| {floor.throughput:.1f} / {base.throughput:.1f} = "
+            f"{floor.throughput / base.throughput:.2f} |"
+        )
     return [
         "",
         "Against LangChain's `create_agent` on the same saver (`AsyncPostgresSaver`, same "
         "model and load, the same tool for the tool turn): CPU per turn is the agent's "
         "process plus the Postgres server, one turn at a time. Targets: CPU ≤ "
         f"{CPU_RATIO_TARGET:.1f}× the baseline's, throughput ≥ {THROUGHPUT_RATIO_TARGET:.1f}× "
-        "its.",
+        "its. The last rows (`bench/shape_floor.py`) are this graph's checkpointed steps and "
+        "all its channels with nodes that only write what the real ones write (act asks the "
+        "same model, tools returns the same result): what the design's phases cost as steps "
+        "on this saver before any phase does its work.",
         "",
         "| turn | agentloop CPU ms/turn | create_agent + Postgres saver CPU ms/turn "
         "| CPU ratio | throughput turns/s, ratio |",
