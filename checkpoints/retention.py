@@ -37,8 +37,9 @@ class Retention:
     """Prunes threads after runs, counting in this process the checkpoints its runs wrote.
 
     Counting the thread's checkpoints in the database after every run would cost a query a
-    turn; the steps a run took are known from its stream, so the database is counted (and
-    the thread pruned) only once this process's runs have written `PRUNE_ABOVE` of them.
+    turn; the steps a run took are known from its stream (about the checkpoints it wrote),
+    so the database is counted (and the thread pruned) only once this process's runs have
+    written about `PRUNE_ABOVE` of them. The database's count then replaces the estimate.
     """
 
     def __init__(self, retention: CheckpointRetention) -> None:
@@ -46,32 +47,34 @@ class Retention:
         self._written: dict[str, int] = {}
 
     async def after_run(self, saver: Any, thread_id: str, checkpoints: int) -> None:
-        """Note that a run wrote `checkpoints` for the thread; prune when they pile up."""
+        """Note that a run wrote about `checkpoints` for the thread; prune when they pile up."""
         if self.retention == "all":
             return
         written = self._written.get(thread_id, 0) + checkpoints
-        if written <= PRUNE_ABOVE:
-            self._written[thread_id] = written
-            return
-        self._written.pop(thread_id, None)
-        await apply_retention(saver, thread_id, self.retention)
+        if written > PRUNE_ABOVE:
+            written = await apply_retention(saver, thread_id, self.retention)
+        self._written[thread_id] = written
 
 
-async def apply_retention(saver: Any, thread_id: str, retention: CheckpointRetention) -> None:
+async def apply_retention(saver: Any, thread_id: str, retention: CheckpointRetention) -> int:
     """With retention `latest`, prune `thread_id` once it holds more than `PRUNE_ABOVE`.
 
-    Database errors are logged with their traceback, not raised: the run's answer stands
-    and the next run prunes again.
+    Returns the checkpoints it holds after (0 once pruned, or when they could not be
+    counted). Database errors are logged with their traceback, not raised: the run's
+    answer stands and a later run prunes again.
     """
     if retention == "all":
-        return
+        return 0
     import psycopg
 
     try:
-        if await checkpoint_count(saver, thread_id) > PRUNE_ABOVE:
-            await prune_thread(saver, thread_id)
+        held = await checkpoint_count(saver, thread_id)
+        if held <= PRUNE_ABOVE:
+            return held
+        await prune_thread(saver, thread_id)
     except (psycopg.Error, sqlite3.Error):
         logger.warning("could not prune the checkpoints of thread %s", thread_id, exc_info=True)
+    return 0
 
 
 async def prune_thread(saver: Any, thread_id: str) -> bool:
