@@ -18,8 +18,8 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 
+from checkpoints import tables
 from checkpoints.savers import open_checkpointer
-from checkpoints.tables import has_interrupt
 from core.asker import Asker, stamp
 from core.db.engine import Database, open_database
 from core.db.people import role_of
@@ -27,7 +27,7 @@ from core.models import ModelResolver
 from core.observability.audit import AuditLog
 from core.observability.tracing import Tracing
 from core.settings import Settings
-from core.state import ConfirmationRequest
+from core.state import OPENING_NODES, ConfirmationRequest
 from core.text import clean_text
 from graph.builder import build_graph
 from graph.driver import Driver, EventSink, Lineage
@@ -132,12 +132,21 @@ class Runner:
         """
         request = replace(request, message=clean_text(request.message))
         self.check_model(request.model)
-        pending = await self._waiting(request.thread_id)
-        if pending is not None:
-            reply = {"reply": request.message, "decided_at": self.clock()}
-            return await self._resume(request, pending, reply, on_event)
+        latest = await tables.latest(self.graph.checkpointer, request.thread_id, "status")
+        if latest is None or latest.interrupted:
+            pending = pending_in(await self._snapshot(request.thread_id))
+            if pending is not None:
+                reply = {"reply": request.message, "decided_at": self.clock()}
+                return await self._resume(request, pending, reply, on_event)
         message = stamp(HumanMessage(content=request.message), request.user_id, request.user_role)
-        return await self.driver.run({"messages": [message]}, request, "async", on_event, Lineage())
+        turn: dict[str, Any] | Command[Any] = {"messages": [message]}
+        if latest is not None and (not latest.exists or latest.value not in (None, "running")):
+            # The thread's last turn ended (finalize set how): the message is written with
+            # the opening nodes as its next step, one step and checkpoint fewer than an
+            # input's. After a turn cut off mid-way the message enters at START instead,
+            # which drops what that turn left to run (a Command would run it alongside).
+            turn = Command(update=turn, goto=list(OPENING_NODES))
+        return await self.driver.run(turn, request, "async", on_event, Lineage())
 
     async def resume(
         self, request: TurnRequest, decision: dict[str, Any], on_event: EventSink | None = None
@@ -201,12 +210,6 @@ class Runner:
         )
         command: Command[Any] = Command(resume={interrupt_id: value})
         return await self.driver.run(command, request, "sync", on_event, lineage)
-
-    async def _waiting(self, thread_id: str) -> tuple[str, ConfirmationRequest] | None:
-        """The confirmation the thread waits on; a thread without an interrupt is not loaded."""
-        if await has_interrupt(self.graph.checkpointer, thread_id) is False:
-            return None
-        return pending_in(await self._snapshot(thread_id))
 
     async def pending(self, thread_id: str) -> ConfirmationRequest | None:
         """Return the thread's pending confirmation request, if any."""

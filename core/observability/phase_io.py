@@ -33,7 +33,9 @@ def message_view(message: BaseMessage) -> dict[str, Any]:
 def turn_input(inputs: Any) -> Any:
     """The input of a whole run: the new message, or the decision it resumes with."""
     if isinstance(inputs, Command):
-        return {"resume": inputs.resume}
+        if inputs.resume is not None:
+            return {"resume": inputs.resume}
+        inputs = inputs.update  # a new turn's message, written with its first nodes
     if isinstance(inputs, dict):
         messages = inputs.get("messages") or []
         return {"messages": [message_view(m) for m in messages if isinstance(m, BaseMessage)]}

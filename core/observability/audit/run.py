@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import BaseMessage, RemoveMessage
+from langgraph.types import Command
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class RunAudit:
 
     def add_input(self, graph_input: Any) -> None:
         """Record the messages the run starts with (a new turn's message)."""
+        if isinstance(graph_input, Command):  # a turn opened at its first nodes
+            graph_input = graph_input.update
         if isinstance(graph_input, dict):
             for message in graph_input.get("messages") or []:
                 self._add(message)
