@@ -32,6 +32,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.types import Command
 from pydantic import BaseModel
 
 from bench import cpu_meter, cpu_profile
@@ -44,6 +45,7 @@ from core.db.migrate import upgrade
 from core.models import ModelResolver
 from core.observability.audit.log import BATCH_EVERY_S
 from core.settings import CheckpointRetention, Settings
+from core.state import OPENING_NODES
 from graph.runner import Runner, TurnRequest
 from tools.declaration import ToolContext, declare
 from tools.registry import ToolRegistry
@@ -237,12 +239,20 @@ async def _turn(runner: Runner, thread: str, n: int) -> tuple[float, bool]:
     return time.perf_counter() - start, result.status == "completed"
 
 
-async def _invoke_turn(agent: Any, thread: str, n: int) -> tuple[float, bool]:
-    """One turn of a compiled graph taking messages, as LangChain's agents are called."""
+async def _invoke_turn(
+    agent: Any, thread: str, n: int, *, opened: bool = False
+) -> tuple[float, bool]:
+    """One turn of a compiled graph taking messages, as LangChain's agents are called.
+
+    `opened`: the message is written with the opening nodes as the next step, as the runner
+    does after a turn that ended (on PostgreSQL), instead of as an input.
+    """
     config: Any = {"configurable": {"thread_id": thread}}
-    message = HumanMessage(f"What is the answer ({n})?")
+    turn: Any = {"messages": [HumanMessage(f"What is the answer ({n})?")]}
+    if opened:
+        turn = Command(update=turn, goto=list(OPENING_NODES))
     start = time.perf_counter()
-    state = await agent.ainvoke({"messages": [message]}, config)
+    state = await agent.ainvoke(turn, config)
     return time.perf_counter() - start, state["messages"][-1].text == ANSWER
 
 
@@ -287,12 +297,12 @@ async def _langchain(database: str, shape: Shape) -> AsyncIterator[Subject]:
         AsyncPostgresSaver.from_conn_string(url) as checkpointer,
     ):
         await checkpointer.setup()
-        graph = (
-            create_agent(model, tools, checkpointer=checkpointer)
-            if database == PG_BASELINE
-            else shape_floor(model, checkpointer, _baseline_quote)
-        )
-        yield Subject(database, "all", shape, partial(_invoke_turn, graph))
+        if database == PG_BASELINE:
+            agent = create_agent(model, tools, checkpointer=checkpointer)
+            yield Subject(database, "all", shape, partial(_invoke_turn, agent))
+            return
+        floor = shape_floor(model, checkpointer, _baseline_quote)
+        yield Subject(database, "all", shape, partial(_invoke_turn, floor, opened=True))
 
 
 _SUBJECTS: list[Callable[[], AbstractAsyncContextManager[Subject]]] = [

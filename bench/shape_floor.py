@@ -1,13 +1,14 @@
 """The agent graph's shape with nodes that do nothing: what its checkpointed steps cost alone.
 
-A text turn of the agent graph is five checkpointed steps on the saver (the input, guard
-beside gather, act, verify, finalize), over every channel of `AgentState`; `create_agent`'s
-is two (the input, the model). A turn with one tool call adds tools and a second act (seven
-against four). This graph has the same steps and channels, and nodes that only write what
-the real ones write (act asks the model; tools answers each call with the tool's result),
-so its CPU per turn is the floor any implementation of the design's phases pays on that
-saver, before any of the phases' work: screening, the workspace search, the prompt, the
-confirmation rules, the checks, the audit.
+A text turn of the agent graph, opened as the runner opens one after a turn that ended
+(the message written with guard and gather as the next step), is four checkpointed steps
+(guard beside gather, act, verify, finalize) over every channel of `AgentState`; a turn of
+`create_agent` is three (the input, `START`, the model). A turn with one tool call adds
+tools and a second act (six against five). This graph has the same steps and channels,
+and nodes that only write what the real ones write (act asks the model; tools answers each
+call with the tool's result), so its CPU per turn is the floor any implementation of the
+design's phases pays on that saver, before any of the phases' work: screening, the
+workspace search, the prompt, the confirmation rules, the checks, the audit.
 """
 
 from __future__ import annotations
