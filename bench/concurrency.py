@@ -430,10 +430,12 @@ def render(result: ConcurrencyResult) -> list[str]:
         "pruning costs). "
         "*Ideal*: nothing costs time but the model, so a turn takes its model calls' latency "
         f"and the throughput is {THREADS} threads / that latency. Target: throughput ≥ "
-        f"{TARGET:.0%} of the ideal. The last row is a baseline: LangChain's "
-        "`create_agent` under the same load with the same model, in memory (no database, no "
+        f"{TARGET:.0%} of the ideal. The `create_agent` rows are baselines: LangChain's "
+        "agent loop under the same load with the same model, in memory (no database, no "
         "audit, no workspace search, no guard or verify) — what this machine gives an agent "
-        "loop with nothing but LangGraph's own cost.",
+        "loop with nothing but LangGraph's own cost — and on the PostgreSQL saver, which the "
+        "ratios below compare with. The last two rows are this graph's steps with nodes "
+        "doing nothing (see below).",
         "",
         "| database | turn | turns | wall s | turns/s (ideal) | share of ideal "
         "| p50 / p95 turn ms (ideal) | target |",
