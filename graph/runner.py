@@ -142,8 +142,8 @@ class Runner:
         turn: dict[str, Any] | Command[Any] = {"messages": [message]}
         if latest is not None and (not latest.exists or latest.value not in (None, "running")):
             # The thread's last turn ended (finalize set how): the message is written with
-            # the opening nodes as its next step, one step and checkpoint fewer than an
-            # input's. After a turn cut off mid-way the message enters at START instead,
+            # the opening nodes as its next step, without an input's own checkpoint and
+            # START step. After a turn cut off mid-way the message enters at START instead,
             # which drops what that turn left to run (a Command would run it alongside).
             turn = Command(update=turn, goto=list(OPENING_NODES))
         return await self.driver.run(turn, request, "async", on_event, Lineage())

@@ -37,6 +37,8 @@ logger = logging.getLogger(__name__)
 BATCH_EVERY_S = 0.5
 """How long a run's rows wait to be written with other runs' (and how long a run goes on
 before its `running` row is written)."""
+RETRY_AFTER_S = 10.0
+"""After a failed batch, when a run still going is shown again (its end is written whole)."""
 
 # Statements on the tables, built once: the ORM entities' statements go through the ORM's
 # bulk path and are rebuilt and re-keyed for the statement cache on every batch.
@@ -146,17 +148,19 @@ class AuditLog:
             for entry in ended:
                 del self._entries[entry.audit.info.run_id]
             try:
-                if not await self._is_ready():
-                    return
-                async with self.db.engine.begin() as conn:
-                    await self._write(conn, ended, going)
+                if await self._is_ready():
+                    async with self.db.engine.begin() as conn:
+                        await self._write(conn, ended, going)
             except Exception:
                 logger.exception(
                     "audit: could not record runs %s",
                     ", ".join(e.audit.info.run_id for e in [*ended, *going]),
                 )
+                for entry in going:  # its running row is tried again later, not every batch
+                    entry.show_at = now + RETRY_AFTER_S
+                return
             for entry in going:
-                entry.row_written = True  # written, or failed and not retried
+                entry.row_written = True
 
     @staticmethod
     async def _write(conn: AsyncConnection, ended: list[_Entry], going: list[_Entry]) -> None:
