@@ -61,6 +61,28 @@ class SlackHarness:
             await db.dispose()
         return int(found or 0)
 
+    async def runs(self, thread_id: str) -> list[Any]:
+        """The thread's `agent_runs` rows, once the app's audit has written what ended."""
+        from sqlalchemy import select
+
+        from core.db.models import AgentRun
+
+        async def written(conversations: Any) -> None:
+            audit = conversations.runner.driver.audit
+            if audit is not None:
+                await audit.drain()
+
+        await self.runtime.call(written)
+        db = open_database(self.settings)
+        try:
+            async with db.session() as session:
+                found = await session.scalars(
+                    select(AgentRun).where(AgentRun.thread_id == thread_id)
+                )
+                return list(found)
+        finally:
+            await db.dispose()
+
     async def tasks(self, title: str) -> int:
         """Count the workspace's tasks with this title."""
         from sqlalchemy import func, select

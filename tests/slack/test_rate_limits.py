@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from sqlalchemy import select
-
-from core.db.engine import open_database
-from core.db.models import AgentRun
 from tests.support.slack_sender import mention, message
 
 ANSWER = {"content": "Garlic Press belongs to Thorinox.", "delay_s": 0.5}
@@ -82,16 +78,7 @@ async def test_an_apology_carries_the_runs_own_id(open_slack_app) -> None:
         await slack.api.wait_for("chat.postMessage")
         slack.api.rate_limit("chat.postMessage", times=1, retry_after=0)
         await slack.api.wait_for("chat.delete")
-        db = open_database(slack.settings)
-        try:
-            async with db.session() as session:
-                runs = list(
-                    await session.scalars(
-                        select(AgentRun.id).where(AgentRun.thread_id == "T0TEAM:C1:500.1")
-                    )
-                )
-        finally:
-            await db.dispose()
+        runs = [run.id for run in await slack.runs("T0TEAM:C1:500.1")]
     [apology] = slack.api.answers()
     assert apology.startswith("Sorry") and apology.split("`")[1] == runs[0]
     assert len(runs) == 1

@@ -11,10 +11,6 @@ import random
 import time
 import urllib.parse
 
-from sqlalchemy import select
-
-from core.db.engine import open_database
-from core.db.models import AgentRun
 from tests.slack.conftest import SECRET
 from tests.support.slack_sender import mention, signed_headers
 
@@ -107,17 +103,7 @@ async def test_nul_bytes_and_lone_surrogates_are_cleaned_before_anything_is_stor
         await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
         history = await slack.history("T0TEAM:C1:100.1")
         assert await slack.processed("Ev0NUL\ufffd") == 1
-    # The audit writes runs in batches; the app's close writes what is left.
-    db = open_database(slack.settings)
-    try:
-        async with db.session() as session:
-            inputs = list(
-                await session.scalars(
-                    select(AgentRun.input_text).where(AgentRun.thread_id == "T0TEAM:C1:100.1")
-                )
-            )
-    finally:
-        await db.dispose()
+        inputs = [run.input_text for run in await slack.runs("T0TEAM:C1:100.1")]
     assert history[0].text == "who owns Garlic Press?\ufffd"
     assert inputs == ["who owns Garlic Press?\ufffd"]
     [sent] = [json.loads(line) for line in transcript.read_text().splitlines()]
