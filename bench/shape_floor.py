@@ -21,7 +21,8 @@ from langchain_core.tools import BaseTool
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from core.state import AgentState
+from core.state import AgentState, GuardUpdate
+from nodes.guard import fresh_turn
 
 
 def shape_floor(
@@ -29,24 +30,10 @@ def shape_floor(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile guard ‖ gather → act ⇄ tools → verify → finalize with nodes that do no work."""
 
-    def guard(state: AgentState) -> dict[str, Any]:
-        opening = state["messages"][-1]
-        return {
-            "run_id": "floor",
-            "turn_start_id": opening.id or "",
-            "asker": {"user_id": "bench", "role": "member"},
-            "pending": None,
-            "deadline": 0.0,
-            "rounds": 0,
-            "tool_calls_used": 0,
-            "attempt": 0,
-            "feedback": [],
-            "cap": None,
-            "status": "running",
-            "final_text": "",
-            "decisions": {},
-            "issues": [],
-        }
+    def guard(state: AgentState) -> GuardUpdate:
+        update = fresh_turn("floor", state["messages"][-1].id or "", 0.0)
+        update["asker"] = {"user_id": "bench", "role": "member"}
+        return update
 
     def gather(state: AgentState) -> dict[str, Any]:
         return {"sources": [], "context_block": ""}

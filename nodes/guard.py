@@ -42,21 +42,9 @@ class Guard:
         """Start a turn: its asker, fresh per-turn counters, the deadline, a clean message."""
         ctx = runtime.context
         last = state["messages"][-1]
-        update: GuardUpdate = {
-            "run_id": ctx.run_id or _run_id(runtime),
-            "turn_start_id": last.id or "",
-            "deadline": time.time() + ctx.turn_timeout_s,
-            "rounds": 0,
-            "tool_calls_used": 0,
-            "attempt": 0,
-            "feedback": [],
-            "cap": None,
-            "status": "running",
-            "final_text": "",
-            "decisions": {},
-            "pending": None,
-            "issues": [],
-        }
+        update = fresh_turn(
+            ctx.run_id or _run_id(runtime), last.id or "", time.time() + ctx.turn_timeout_s
+        )
         if not isinstance(last, HumanMessage):
             return update
         author = author_of(last, ctx)
@@ -94,6 +82,25 @@ class Guard:
         if messages:
             update["messages"] = messages
         return update
+
+
+def fresh_turn(run_id: str, turn_start_id: str, deadline: float) -> GuardUpdate:
+    """What every turn starts from: its ids, its deadline, counters and outcome reset."""
+    return {
+        "run_id": run_id,
+        "turn_start_id": turn_start_id,
+        "deadline": deadline,
+        "rounds": 0,
+        "tool_calls_used": 0,
+        "attempt": 0,
+        "feedback": [],
+        "cap": None,
+        "status": "running",
+        "final_text": "",
+        "decisions": {},
+        "pending": None,
+        "issues": [],
+    }
 
 
 def _run_id(runtime: Runtime[RunContext]) -> str:
