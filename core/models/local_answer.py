@@ -66,8 +66,11 @@ _RESULTS_RULE = "Answer the question from the tool results, in one or two senten
 _BREVITY = "Keep your answers short."
 _WORD = re.compile(r"\w+")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_ECHO = re.compile(r"tool result \(|^here is what \w+ found", re.IGNORECASE | re.MULTILINE)
-"""The prompt's own rendering of a result, copied: the model's values in it are not safe."""
+_ECHO = re.compile(
+    r"tool result \(|^here is what \w+ found|\b\w+ found:\s*$", re.IGNORECASE | re.MULTILINE
+)
+"""A result's rendering copied, from the prompt or an earlier answer ("… list_tasks found:"
+ending a line): the model's values in it are not safe."""
 _FIGURE = re.compile(r"\d{4}-\d{2}-\d{2}|\d+\.\d+|\d{3,}")
 """A date, or an amount with decimals or three or more digits."""
 _NOT_RUN = "Not executed:"

@@ -251,6 +251,28 @@ def test_a_reply_that_copies_the_result_with_changed_values_is_replaced() -> Non
     assert grounded(kept, turn) == (kept, True)
 
 
+def test_a_reply_that_copies_an_earlier_answers_rendering_is_replaced() -> None:
+    candidates = [
+        {"name": "Garlic Press", "client": "Distex"},
+        {"name": "Garlic Press", "client": "Thorinox"},
+    ]
+    brand = {"status": "ambiguous", "query": "Garlic Press", "candidates": candidates}
+    turn = turn_of("Which client owns the Garlic Press brand?", ("resolve_brand", brand))
+    # Seen after a list_tasks answer in the same thread: its header, with mixed-up values.
+    copied = (
+        "The client who owns the Garlic Press brand is not known. The tool results list_tasks"
+        " found:\n- 4\n    name: Garlic Press\n    client: Distex\n    client: Thorinox"
+    )
+
+    shown, own = grounded(copied, turn)
+
+    assert not own
+    assert shown.startswith("Here is what resolve_brand found:")
+    assert shown.endswith("Which one do you mean?")
+    said = "Garlic Press belongs to Distex and to Thorinox: which one do you mean?"
+    assert grounded(said, turn) == (said, True)
+
+
 ROOMS_PARAMETERS = {
     "type": "object",
     "properties": {
