@@ -7,7 +7,6 @@ every run (`PRUNE_ABOVE` 0), so a prune meets every state a run can leave behind
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
@@ -17,30 +16,18 @@ from sqlalchemy import func, select
 from checkpoints import retention
 from core.db.models import Task
 from graph.runner import Runner, TurnRequest
+from tests.support.onboarding_scripts import (
+    ANSWER,
+    CREATE,
+    CREATED,
+    DRAFT,
+    LOOKED,
+    LOOKUP,
+    PLAN,
+    TITLE,
+)
 
 THREAD = "prune-1"
-TITLE = "Kickoff: Garlic Press onboarding"
-LOOKUP = {"tool_calls": [{"name": "resolve_brand", "args": {"brand": "Garlic Press"}}]}
-LOOKED = {"content": "Garlic Press belongs to Thorinox."}
-CREATE = {
-    "tool_calls": [
-        {
-            "name": "create_task",
-            "args": {"client": "Thorinox", "brand": "Garlic Press", "title": TITLE},
-        }
-    ]
-}
-CREATED = {"content": "The kickoff task is created."}
-PLAN = {
-    "tool_calls": [
-        {
-            "name": "create_plan",
-            "args": {"objective": "Onboard Garlic Press: check its mapping, create the kickoff"},
-        }
-    ]
-}
-DRAFT = {"content": json.dumps({"steps": ["Check the mapping", "Create the kickoff task"]})}
-ANSWER = {"content": "Garlic Press is onboarded: mapping checked, kickoff task created."}
 
 
 def ask(text: str) -> TurnRequest:

@@ -9,27 +9,13 @@ START, which drops what that turn left to run. On SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from checkpoints import tables
 from graph.runner import Runner, TurnRequest
+from tests.support.onboarding_scripts import ANSWER, CREATE, CREATED, DRAFT, LOOKED, LOOKUP, PLAN
 
 THREAD = "open-1"
-LOOKUP = {"tool_calls": [{"name": "resolve_brand", "args": {"brand": "Garlic Press"}}]}
-LOOKED = {"content": "Garlic Press belongs to Thorinox."}
-CREATE = {
-    "tool_calls": [
-        {
-            "name": "create_task",
-            "args": {"client": "Thorinox", "brand": "Garlic Press", "title": "Kickoff"},
-        }
-    ]
-}
-CREATED = {"content": "The kickoff task is created."}
-PLAN = {"tool_calls": [{"name": "create_plan", "args": {"objective": "Onboard Garlic Press"}}]}
-DRAFT = {"content": json.dumps({"steps": ["Check the mapping", "Create the kickoff task"]})}
-ANSWER = {"content": "Garlic Press is onboarded."}
 
 
 def ask(text: str, model: str | None = None) -> TurnRequest:

@@ -32,14 +32,14 @@ _CLOSE = (
 )
 
 
-async def close_dead_runs(conn: AsyncConnection, ending: list[RunAudit]) -> list[str]:
+async def close_dead_runs(conn: AsyncConnection, ending: list[RunAudit]) -> None:
     """Close the runs left running that began before a run of their thread now ending.
 
     `ending` are main and resume runs whose outcome is being written; the changes the
-    closed runs made get their results. Returns the closed runs' ids.
+    closed runs made get their results.
     """
     if not ending:
-        return []
+        return
     since: dict[str, float] = {}
     for audit in ending:
         thread = audit.info.thread_id
@@ -52,13 +52,12 @@ async def close_dead_runs(conn: AsyncConnection, ending: list[RunAudit]) -> list
         if run_id not in ended and _epoch(started) < since[thread_id]
     )
     if not dead:
-        return []
+        return
     now = datetime.now(UTC)
     await conn.execute(_CLOSE, {"dead": [run_id for _, _, run_id in dead], "now": now})
     last_dead = {thread_id: run_id for _, thread_id, run_id in dead}
     for thread_id, run_id in last_dead.items():
         await _record_results_from_receipts(conn, thread_id, run_id, now)
-    return [run_id for _, _, run_id in dead]
 
 
 def _epoch(moment: datetime) -> float:
