@@ -22,7 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from core.state import AgentState, GuardUpdate
-from nodes.guard import fresh_turn
+from nodes.guard import changes, fresh_turn
 
 
 def shape_floor(
@@ -33,7 +33,7 @@ def shape_floor(
     def guard(state: AgentState) -> GuardUpdate:
         update = fresh_turn("floor", state["messages"][-1].id or "", 0.0)
         update["asker"] = {"user_id": "bench", "role": "member"}
-        return update
+        return changes(update, state)
 
     def gather(state: AgentState) -> dict[str, Any]:
         return {"sources": [], "context_block": ""}

@@ -58,7 +58,6 @@ class Lanes:
             kwargs={"autocommit": True},
             # A connection dropped by a database restart is replaced, not handed to a turn.
             check=checks.check,
-            reset=checks.reset,
         )
         await pool.open(wait=True, timeout=10)
         try:

@@ -68,7 +68,6 @@ async def _postgres_pool(settings: Settings) -> AsyncIterator[object]:
         # A connection the server dropped (a restart, a failover) is replaced when it is
         # taken from the pool instead of failing the next checkpoint read or write.
         check=checks.check,
-        reset=checks.reset,
         timeout=settings.checkpoint_wait_s,
     )
     await pool.open(wait=True, timeout=10)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.runtime import Runtime
@@ -46,7 +48,7 @@ class Guard:
             ctx.run_id or _run_id(runtime), last.id or "", time.time() + ctx.turn_timeout_s
         )
         if not isinstance(last, HumanMessage):
-            return update
+            return changes(update, state)
         author = author_of(last, ctx)
         asker = Asker(author.user_id, await role_of(self._db, author.user_id, author.role))
         update["asker"] = asker.record()
@@ -81,7 +83,7 @@ class Guard:
             update["status"] = "blocked" if screening.blocked else "completed"
         if messages:
             update["messages"] = messages
-        return update
+        return changes(update, state)
 
 
 def fresh_turn(run_id: str, turn_start_id: str, deadline: float) -> GuardUpdate:
@@ -101,6 +103,15 @@ def fresh_turn(run_id: str, turn_start_id: str, deadline: float) -> GuardUpdate:
         "pending": None,
         "issues": [],
     }
+
+
+def changes(update: GuardUpdate, state: Mapping[str, Any]) -> GuardUpdate:
+    """`update` without the values `state` already holds.
+
+    Each value written is stored again with the step's checkpoint, the same or not; most of
+    a fresh turn's (its empty lists, its zero counters) are already what the thread holds.
+    """
+    return cast(GuardUpdate, {k: v for k, v in update.items() if k not in state or state[k] != v})
 
 
 def _run_id(runtime: Runtime[RunContext]) -> str:

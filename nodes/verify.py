@@ -55,7 +55,9 @@ class Verify:
         if not issues and runtime.context.verify_judge and draft.text.strip() != NO_REPLY:
             issues = await self._judge(state, draft.text, evidence, runtime.context)
         if not issues:
-            return {"feedback": []}
+            # A passed draft clears the feedback of a failed one (there is none to clear
+            # on a first pass, and a write would store the empty list again).
+            return {"feedback": []} if state.get("feedback") else {}
         attempt = state.get("attempt", 0) + 1
         logger.info("verify: attempt %d failed: %s", attempt, "; ".join(issues))
         update: VerifyUpdate = {

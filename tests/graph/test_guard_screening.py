@@ -70,3 +70,17 @@ async def test_blank_message_gets_a_clarifying_question_without_the_model(
         turn = await run(runner, "  \n\x00 ")
     assert requests(transcript) == []
     assert "What can I help you with?" in turn.state["final_text"]
+
+
+async def test_a_new_turn_writes_only_what_it_changes(open_runner, write_script) -> None:
+    spec = write_script([{"content": "Hello."}, {"content": "Hello again."}])
+    async with open_runner(model=spec) as runner:
+        await run(runner, "hi")
+        second = await run(runner, "hi again")
+    written = second.update_of("guard")
+    # what the first turn (no tool call) ended with and the second starts with is not
+    # written again
+    unchanged = {"rounds", "tool_calls_used", "attempt", "feedback", "issues", "decisions"}
+    assert not (unchanged | {"pending", "cap"}) & set(written)
+    assert {"run_id", "turn_start_id", "deadline", "status", "final_text"} <= set(written)
+    assert second.state["status"] == "completed" and second.state["feedback"] == []
