@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,6 +11,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from checkpoints.pool_check import RecentUseCheck
 from core.settings import Settings
+
+POOL_SIZE = 10
+"""Connections to PostgreSQL a process's checkpointer holds at most."""
 
 
 class CheckpointerNotReadyError(RuntimeError):
@@ -37,7 +41,13 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
             from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
             await _require_tables(pool)
-            yield AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+            postgres = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+            # The saver runs one call at a time behind its lock, what one shared connection
+            # needs; on the pool each call takes a connection of its own, so threads' steps
+            # are saved side by side (the lock had every run's writes queue behind every
+            # other's). Two connections stay for the runner's reads of the tables.
+            postgres.lock = asyncio.Semaphore(POOL_SIZE - 2)  # type: ignore[assignment]
+            yield postgres
 
 
 async def setup_checkpointer(settings: Settings) -> str:
@@ -62,7 +72,7 @@ async def _postgres_pool(settings: Settings) -> AsyncIterator[object]:
     pool: AsyncConnectionPool = AsyncConnectionPool(
         conninfo=settings.postgres_url(),
         min_size=1,
-        max_size=10,
+        max_size=POOL_SIZE,
         open=False,
         kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0},
         # A connection the server dropped (a restart, a failover) is replaced when it is
