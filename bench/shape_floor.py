@@ -21,8 +21,8 @@ from langchain_core.tools import BaseTool
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from core.state import AgentState, GuardUpdate
-from nodes.guard import changes, fresh_turn
+from core.state import AgentState, GuardUpdate, changes
+from nodes.guard import fresh_turn
 
 
 def shape_floor(

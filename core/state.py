@@ -8,7 +8,8 @@ LangGraph Server uses for the input and output schemas Studio draws) refuses `ty
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import add_messages
@@ -20,6 +21,18 @@ from core.plans import PlanRecord, merge_plans
 OPENING_NODES = ("guard", "gather")
 """The nodes that open a turn, side by side in one step: guard screens the message while
 gather collects the sources for it; act starts once both are done (unless guard answered)."""
+
+_Update = TypeVar("_Update", bound=Mapping[str, Any])
+
+
+def changes(update: _Update, state: Mapping[str, Any]) -> _Update:
+    """`update` without the values `state` already holds.
+
+    Each value a node writes is stored again with the step's checkpoint, the same or not:
+    most of a fresh turn's (its empty lists, its zero counters) are what the thread holds.
+    """
+    return cast(_Update, {k: v for k, v in update.items() if k not in state or state[k] != v})
+
 
 TurnStatus = Literal[
     "running", "completed", "capped", "unavailable", "failed_verification", "blocked"

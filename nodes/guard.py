@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping
-from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.runtime import Runtime
@@ -21,7 +19,7 @@ from core.db.engine import Database
 from core.db.people import role_of
 from core.messages import unanswered_calls
 from core.run_context import RunContext
-from core.state import AgentState, GuardUpdate
+from core.state import AgentState, GuardUpdate, changes
 from core.text import clean_text
 from prompts import replies
 from screening import injection
@@ -103,15 +101,6 @@ def fresh_turn(run_id: str, turn_start_id: str, deadline: float) -> GuardUpdate:
         "pending": None,
         "issues": [],
     }
-
-
-def changes(update: GuardUpdate, state: Mapping[str, Any]) -> GuardUpdate:
-    """`update` without the values `state` already holds.
-
-    Each value written is stored again with the step's checkpoint, the same or not; most of
-    a fresh turn's (its empty lists, its zero counters) are already what the thread holds.
-    """
-    return cast(GuardUpdate, {k: v for k, v in update.items() if k not in state or state[k] != v})
 
 
 def _run_id(runtime: Runtime[RunContext]) -> str:

@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 from core import events
 from core.models import ModelResolver
 from core.run_context import RunContext
-from core.state import AgentState, VerifyUpdate
+from core.state import AgentState, VerifyUpdate, changes
 from history.turn import turn_messages
 from prompts import judge
 from prompts.replies import NO_REPLY
@@ -55,9 +55,9 @@ class Verify:
         if not issues and runtime.context.verify_judge and draft.text.strip() != NO_REPLY:
             issues = await self._judge(state, draft.text, evidence, runtime.context)
         if not issues:
-            # A passed draft clears the feedback of a failed one (there is none to clear
-            # on a first pass, and a write would store the empty list again).
-            return {"feedback": []} if state.get("feedback") else {}
+            # A passed draft clears the feedback of a failed one (a first pass has none).
+            passed: VerifyUpdate = {"feedback": []}
+            return changes(passed, state)
         attempt = state.get("attempt", 0) + 1
         logger.info("verify: attempt %d failed: %s", attempt, "; ".join(issues))
         update: VerifyUpdate = {
