@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -38,16 +37,11 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
             yield saver
     else:
         async with _postgres_pool(settings) as pool:
-            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+            from checkpoints.step_writes import StepWritesSaver
 
             await _require_tables(pool)
-            postgres = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
-            # The saver runs one call at a time behind its lock, what one shared connection
-            # needs; on the pool each call takes a connection of its own, so threads' steps
-            # are saved side by side (the lock had every run's writes queue behind every
-            # other's). Two connections stay for the runner's reads of the tables.
-            postgres.lock = asyncio.Semaphore(POOL_SIZE - 2)  # type: ignore[assignment]
-            yield postgres
+            # Two connections stay for the runner's reads of the tables.
+            yield StepWritesSaver(pool, concurrent=POOL_SIZE - 2)
 
 
 async def setup_checkpointer(settings: Settings) -> str:

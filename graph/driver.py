@@ -24,6 +24,7 @@ from langgraph.types import Command, Durability, Interrupt, StreamMode
 
 from checkpoints.retention import Retention
 from checkpoints.savers import CheckpointerNotReadyError
+from checkpoints.step_writes import StepWritesSaver
 from core import events, limits
 from core.models import ModelConfigError
 from core.observability.audit import AuditLog, RunInfo
@@ -161,26 +162,29 @@ class Driver:
             events.run_started(run_id, request.thread_id, trace_id, lineage.parent_run_id),
         )
         try:
-            async with asyncio.timeout(self.settings.turn_timeout_s + WATCHDOG_GRACE_S):
-                with self.tracing.scope(user_id=actor, session_id=request.thread_id):
-                    # subgraphs=True: the planner's events (plan, steps, its tool calls) reach
-                    # every surface too.
-                    async for namespace, mode, chunk in self.graph.astream(
-                        graph_input,
-                        config,
-                        context=context,
-                        stream_mode=self._modes,
-                        durability=durability,
-                        subgraphs=True,
-                    ):
-                        if mode == "values":
-                            if not namespace and isinstance(chunk, dict):
-                                ending.values = chunk
-                            continue
-                        ending.observe(tuple(namespace), mode, chunk)
-                        recorder.observe(tuple(namespace), mode, chunk)
-                        if mode == "custom" and isinstance(chunk, dict):
-                            await emit(on_event, chunk)
+            try:
+                async with asyncio.timeout(self.settings.turn_timeout_s + WATCHDOG_GRACE_S):
+                    with self.tracing.scope(user_id=actor, session_id=request.thread_id):
+                        # subgraphs=True: the planner's events (plan, steps, its tool calls)
+                        # reach every surface too.
+                        async for namespace, mode, chunk in self.graph.astream(
+                            graph_input,
+                            config,
+                            context=context,
+                            stream_mode=self._modes,
+                            durability=durability,
+                            subgraphs=True,
+                        ):
+                            if mode == "values":
+                                if not namespace and isinstance(chunk, dict):
+                                    ending.values = chunk
+                                continue
+                            ending.observe(tuple(namespace), mode, chunk)
+                            recorder.observe(tuple(namespace), mode, chunk)
+                            if mode == "custom" and isinstance(chunk, dict):
+                                await emit(on_event, chunk)
+            finally:
+                await self._write_held(request.thread_id)
             result = await self._result(ending, config, request.thread_id, run_id)
             await self.retention.after_run(
                 self.graph.checkpointer, request.thread_id, ending.steps + 1
@@ -192,6 +196,17 @@ class Driver:
         recorder.finish(result.status, result.text)
         await emit(on_event, events.run_completed(run_id, result.status))
         return result
+
+    async def _write_held(self, thread_id: str) -> None:
+        """Save the task writes a step cut off left unsaved (a timeout, a cancellation)."""
+        saver = self.graph.checkpointer
+        if not isinstance(saver, StepWritesSaver):
+            return
+        try:
+            await saver.write_held(thread_id)
+        except psycopg.Error:
+            # Unsaved, those tasks run again when the thread resumes.
+            logger.warning("could not save the held writes of thread %s", thread_id, exc_info=True)
 
     async def _result(
         self, ending: _Ending, config: RunnableConfig, thread_id: str, run_id: str

@@ -1,0 +1,151 @@
+"""The PostgreSQL checkpointer: a step's task writes travel with the step's checkpoint.
+
+LangGraph saves each task's writes as the task ends (`aput_writes`), then the step's
+checkpoint (`aput`). On `AsyncPostgresSaver` each is a connection taken from the pool, a
+pipeline and a commit: a text turn's five tasks cost five round trips beside its four
+checkpoints. Here a task's writes are serialized as the task ends and held until the
+checkpoint that follows them, then written in that checkpoint's pipeline (one round trip
+a step).
+
+Nothing that ends a run waits: an interrupt or an error is written at once, with what is
+held for the same checkpoint, and so is every later write to that checkpoint; so are the
+null task's writes (a run's input, a resume, a state update) and any write to a
+checkpoint whose step is already saved. A run that ends any other way (a timeout, a
+cancellation) has its held writes written by the runner (`write_held`).
+
+What this gives up: a process killed in the middle of a step loses the writes of that
+step's finished tasks, and they run again when the thread resumes (as if they had not
+finished); a mutation's idempotency key keeps its side effect from happening twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+)
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
+from psycopg import AsyncCursor
+from psycopg.rows import DictRow
+
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+"""The task id LangGraph gives writes no task made: a run's input, a resume, an update."""
+
+PASSED_KEPT = 4096
+"""Checkpoints remembered as passed (their writes go straight to the database)."""
+
+Key = tuple[str, str, str]
+"""A checkpoint: thread id, namespace, checkpoint id."""
+
+Rows = tuple[str, list[tuple[Any, ...]]]
+"""One statement and the rows it writes."""
+
+_carried: ContextVar[list[Rows] | None] = ContextVar("carried_writes", default=None)
+"""The held writes `aput` hands to its own pipeline (read by `_cursor`)."""
+
+
+class StepWritesSaver(AsyncPostgresSaver):
+    """`AsyncPostgresSaver` on a pool, writing a step's task writes with its checkpoint.
+
+    `concurrent`: how many calls may hold a connection at once. The parent class takes one
+    asyncio lock around every call, what a single shared connection needs; on a pool each
+    call takes a connection of its own, so threads' steps are saved side by side.
+    """
+
+    def __init__(self, pool: Any, concurrent: int) -> None:
+        super().__init__(pool)
+        self.lock = asyncio.Semaphore(concurrent)  # type: ignore[assignment]
+        self._held: dict[Key, list[Rows]] = {}
+        self._passed: dict[Key, None] = {}
+        """Checkpoints whose step is saved or ended by an interrupt or error (an ordered set)."""
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Hold a task's writes for its step's checkpoint, or write them (and what is held)."""
+        key = _key(config)
+        special = [channel in WRITES_IDX_MAP for channel, _ in writes]
+        query = (
+            self.UPSERT_CHECKPOINT_WRITES_SQL if all(special) else self.INSERT_CHECKPOINT_WRITES_SQL
+        )
+        rows = (query, self._dump_writes(*key, task_id, task_path, writes))
+        if task_id != NULL_TASK_ID and key not in self._passed and not any(special):
+            self._held.setdefault(key, []).append(rows)
+            return
+        if any(channel in (INTERRUPT, ERROR) for channel, _ in writes):
+            self._pass(key)
+        await self._write([*self._held.pop(key, []), rows])
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save a checkpoint, and in the same pipeline the writes held for its parent."""
+        held: list[Rows] = []
+        if config["configurable"].get("checkpoint_id"):
+            parent = _key(config)
+            held = self._held.pop(parent, [])
+            self._pass(parent)
+        token = _carried.set(held or None)
+        try:
+            return await super().aput(config, checkpoint, metadata, new_versions)
+        finally:
+            _carried.reset(token)
+
+    async def write_held(self, thread_id: str) -> None:
+        """Write what is held for the thread's checkpoints (a run ended without saving them)."""
+        keys = [key for key in self._held if key[0] == thread_id]
+        rows = [row for key in keys for row in self._held.pop(key)]
+        for key in keys:
+            self._pass(key)
+        if rows:
+            await self._write(rows)
+
+    @asynccontextmanager
+    async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[AsyncCursor[DictRow]]:
+        async with super()._cursor(pipeline=pipeline) as cur:
+            carried = _carried.get()
+            if carried:
+                _carried.set(None)
+                await _execute(cur, carried)
+            yield cur
+
+    async def _write(self, rows: list[Rows]) -> None:
+        async with self._cursor(pipeline=True) as cur:
+            await _execute(cur, rows)
+
+    def _pass(self, key: Key) -> None:
+        self._passed[key] = None
+        if len(self._passed) > PASSED_KEPT:
+            del self._passed[next(iter(self._passed))]
+
+
+def _key(config: RunnableConfig) -> Key:
+    configurable = config["configurable"]
+    return (
+        str(configurable["thread_id"]),
+        str(configurable.get("checkpoint_ns", "")),
+        str(configurable["checkpoint_id"]),
+    )
+
+
+async def _execute(cur: AsyncCursor[DictRow], rows: list[Rows]) -> None:
+    for query, params in rows:
+        await cur.executemany(query, params)

@@ -1,0 +1,189 @@
+"""The PostgreSQL checkpointer writes a step's task writes with the step's checkpoint.
+
+Nothing a resume needs is lost on the way: a sibling's writes beside an interrupt are
+saved with it, and a run cut off mid-step has its finished tasks' writes saved by
+`write_held`, so a resume in another process does not run those tasks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+import pytest
+from langgraph.graph import START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command, interrupt
+from typing_extensions import TypedDict
+
+from checkpoints.savers import open_checkpointer, setup_checkpointer
+from checkpoints.step_writes import StepWritesSaver
+from core.settings import Settings
+
+
+class Steps(TypedDict, total=False):
+    done: Annotated[list[str], operator.add]
+
+
+@pytest.fixture
+async def saver_for(pg_url: str, make_settings: Callable[..., Settings]) -> Callable[[], Any]:
+    """Open the configured PostgreSQL checkpointer (a new one stands for another process)."""
+    settings = make_settings(database_url=pg_url, checkpointer="postgres")
+    await setup_checkpointer(settings)
+
+    @asynccontextmanager
+    async def opener() -> AsyncIterator[StepWritesSaver]:
+        async with open_checkpointer(settings) as saver:
+            assert isinstance(saver, StepWritesSaver)
+            yield saver
+
+    return opener
+
+
+def _graph(
+    saver: Any, calls: list[str], second: Callable[[Steps], Any], first_s: float = 0.0
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """START → first ‖ second → last; `calls` records each node run; first takes `first_s`."""
+
+    async def first(state: Steps) -> Steps:
+        await asyncio.sleep(first_s)
+        calls.append("first")
+        return {"done": ["first"]}
+
+    async def wrapped_second(state: Steps) -> Steps:
+        calls.append("second")
+        return await second(state)
+
+    def last(state: Steps) -> Steps:
+        calls.append("last")
+        return {"done": ["last"]}
+
+    builder = StateGraph(Steps)
+    builder.add_node("first", first)
+    builder.add_node("second", wrapped_second)
+    builder.add_node("last", last)
+    builder.add_edge(START, "first")
+    builder.add_edge(START, "second")
+    builder.add_edge(["first", "second"], "last")
+    return builder.compile(checkpointer=saver)
+
+
+def _count_round_trips(saver: StepWritesSaver) -> list[int]:
+    """Count the saver's database calls (each takes a connection and a pipeline)."""
+    count = [0]
+    cursor = saver._cursor
+
+    def counted(**kwargs: Any) -> Any:
+        count[0] += 1
+        return cursor(**kwargs)
+
+    saver._cursor = counted  # type: ignore[method-assign]
+    return count
+
+
+async def test_a_steps_task_writes_go_with_its_checkpoint(saver_for: Callable[[], Any]) -> None:
+    async def second(state: Steps) -> Steps:
+        return {"done": ["second"]}
+
+    async with saver_for() as saver:
+        calls: list[str] = []
+        graph = _graph(saver, calls, second)
+        trips = _count_round_trips(saver)
+        config: Any = {"configurable": {"thread_id": "steps-1"}}
+        state = await graph.ainvoke({"done": []}, config, durability="sync")
+        round_trips = trips[0]
+        assert sorted(state["done"]) == ["first", "last", "second"]
+        checkpoints = [c async for c in saver.alist(config)]
+        # the input, START's step, the step of first ‖ second, and the step of last
+        assert len(checkpoints) == 4
+        # the run's read of the thread, then one round trip per checkpoint: the three
+        # tasks' writes went with them
+        assert round_trips == 1 + len(checkpoints)
+        assert saver._held == {}
+        # every task's writes are stored on the checkpoint its step started from
+        written = {
+            task
+            for c in checkpoints
+            for task, channel, _ in (c.pending_writes or [])
+            if channel == "done"
+        }
+        assert len(written) == 4  # START's (the input) and the three nodes'
+
+
+@pytest.mark.parametrize(("first_s", "second_s"), [(0.0, 0.2), (0.2, 0.0)])
+async def test_a_siblings_writes_are_saved_beside_an_interrupt(
+    saver_for: Callable[[], Any], first_s: float, second_s: float
+) -> None:
+    """Whether the sibling ends before or after the interrupt, the resume does not rerun it."""
+    calls: list[str] = []
+
+    async def second(state: Steps) -> Steps:
+        await asyncio.sleep(second_s)
+        interrupt("approve?")
+        return {"done": ["second"]}
+
+    config: Any = {"configurable": {"thread_id": f"steps-interrupt-{first_s}"}}
+    async with saver_for() as saver:
+        graph = _graph(saver, calls, second, first_s)
+        await graph.ainvoke({"done": []}, config, durability="sync")
+        assert saver._held == {}
+    async with saver_for() as other_process:
+        graph = _graph(other_process, calls, second)
+        state = await graph.ainvoke(Command(resume="yes"), config, durability="sync")
+    assert sorted(state["done"]) == ["first", "last", "second"]
+    assert calls.count("first") == 1
+
+
+async def test_a_run_cut_off_mid_step_keeps_its_finished_tasks(
+    saver_for: Callable[[], Any],
+) -> None:
+    calls: list[str] = []
+    hang = asyncio.Event()
+
+    async def second(state: Steps) -> Steps:
+        if not hang.is_set():
+            await asyncio.sleep(30)
+        return {"done": ["second"]}
+
+    config: Any = {"configurable": {"thread_id": "steps-cut"}}
+    async with saver_for() as saver:
+        graph = _graph(saver, calls, second)
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.5):
+                await graph.ainvoke({"done": []}, config, durability="async")
+        await saver.write_held("steps-cut")
+    hang.set()
+    async with saver_for() as other_process:
+        graph = _graph(other_process, calls, second)
+        state = await graph.ainvoke(None, config, durability="sync")
+    assert sorted(state["done"]) == ["first", "last", "second"]
+    assert calls.count("first") == 1
+
+
+async def _stored_writes(saver: StepWritesSaver, thread_id: str) -> int:
+    async with saver._cursor() as cur:
+        await cur.execute(
+            "select count(*) as n from checkpoint_writes where thread_id = %s", (thread_id,)
+        )
+        row = await cur.fetchone()
+    assert row is not None
+    return int(row["n"])
+
+
+async def test_held_writes_wait_for_their_checkpoint_or_write_held(
+    saver_for: Callable[[], Any],
+) -> None:
+    step: Any = {"configurable": {"thread_id": "held", "checkpoint_ns": "", "checkpoint_id": "c1"}}
+    async with saver_for() as saver:
+        await saver.aput_writes(step, [("done", ["first"])], "task-1")
+        assert await _stored_writes(saver, "held") == 0
+        await saver.write_held("other-thread")
+        assert await _stored_writes(saver, "held") == 0
+        await saver.write_held("held")
+        assert await _stored_writes(saver, "held") == 1
+        # the step's checkpoint is past: a later write to it is stored at once
+        await saver.aput_writes(step, [("done", ["second"])], "task-2")
+        assert await _stored_writes(saver, "held") == 2
