@@ -37,11 +37,11 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
             yield saver
     else:
         async with _postgres_pool(settings) as pool:
-            from checkpoints.step_writes import StepWritesSaver
+            from checkpoints.postgres_saver import PooledPostgresSaver
 
             await _require_tables(pool)
             # Two connections stay for the runner's reads of the tables.
-            yield StepWritesSaver(pool, concurrent=POOL_SIZE - 2)
+            yield PooledPostgresSaver(pool, concurrent=POOL_SIZE - 2)
 
 
 async def setup_checkpointer(settings: Settings) -> str:

@@ -13,6 +13,8 @@ from typing import Any
 
 from langgraph.checkpoint.serde.types import INTERRUPT
 
+from checkpoints.postgres_saver import PooledPostgresSaver
+
 # The latest checkpoint of the thread's root namespace (the one a run continues from, as
 # the savers' own get_tuple picks it) holds an interrupt write: a run paused there, or in
 # a subgraph it called (a subgraph's interrupt is written in its caller's namespace too).
@@ -47,7 +49,17 @@ class Latest:
 
 
 async def latest(saver: Any, thread_id: str, channel: str) -> Latest | None:
-    """Read the thread's latest checkpoint's row (None: this saver can't say)."""
+    """Read the thread's latest checkpoint's row (None: this saver can't say).
+
+    The pooled PostgreSQL saver loads the whole checkpoint instead, and keeps it for the
+    run that follows (which loads it anyway): one read of the thread, not two.
+    """
+    if isinstance(saver, PooledPostgresSaver):
+        found = await saver.read_latest(thread_id)
+        if found is None:
+            return Latest(exists=False, interrupted=False, value=None)
+        interrupted = any(write[1] == INTERRUPT for write in found.pending_writes or ())
+        return Latest(True, interrupted, found.checkpoint["channel_values"].get(channel))
     kind = _kind(saver)
     if kind is None:
         return None

@@ -22,9 +22,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, Durability, Interrupt, StreamMode
 
+from checkpoints.postgres_saver import PooledPostgresSaver
 from checkpoints.retention import Retention
 from checkpoints.savers import CheckpointerNotReadyError
-from checkpoints.step_writes import StepWritesSaver
 from core import events, limits
 from core.models import ModelConfigError
 from core.observability.audit import AuditLog, RunInfo
@@ -200,7 +200,7 @@ class Driver:
     async def _write_held(self, thread_id: str) -> None:
         """Save the task writes a step cut off left unsaved (a timeout, a cancellation)."""
         saver = self.graph.checkpointer
-        if not isinstance(saver, StepWritesSaver):
+        if not isinstance(saver, PooledPostgresSaver):
             return
         try:
             await saver.write_held(thread_id)

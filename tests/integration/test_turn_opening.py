@@ -1,8 +1,8 @@
 """How a message enters its thread: as the reply to what waits, or as a new turn.
 
-The runner reads the thread's latest checkpoint row (`checkpoints.tables.latest`) instead of
-loading the thread: whether it holds an interrupt, and (on PostgreSQL, where a checkpoint's
-plain values are in its row) how the last turn ended. After a turn that ended, a message
+The runner reads the thread's latest checkpoint (`checkpoints.tables.latest`: its row on
+SQLite, on PostgreSQL the checkpoint the run then loads again without a query): whether it
+holds an interrupt, and (on PostgreSQL) how the last turn ended. After a turn that ended, a message
 opens the next turn at guard and gather directly; after one cut off mid-way it enters at
 START, which drops what that turn left to run. On SQLite and on PostgreSQL.
 """

@@ -1,8 +1,10 @@
-"""The PostgreSQL checkpointer writes a step's task writes with the step's checkpoint.
+"""The PostgreSQL checkpointer's round trips: a step's task writes go with its checkpoint,
+and the runner's read of a thread before a run is the run's own load.
 
 Nothing a resume needs is lost on the way: a sibling's writes beside an interrupt are
 saved with it, and a run cut off mid-step has its finished tasks' writes saved by
-`write_held`, so a resume in another process does not run those tasks again.
+`write_held`, so a resume in another process does not run those tasks again. A kept
+checkpoint is never served once the thread is written or it is too old.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
 
+from checkpoints import postgres_saver
+from checkpoints.postgres_saver import PooledPostgresSaver
 from checkpoints.savers import open_checkpointer, setup_checkpointer
-from checkpoints.step_writes import StepWritesSaver
 from core.settings import Settings
 
 
@@ -35,9 +39,9 @@ async def saver_for(pg_url: str, make_settings: Callable[..., Settings]) -> Call
     await setup_checkpointer(settings)
 
     @asynccontextmanager
-    async def opener() -> AsyncIterator[StepWritesSaver]:
+    async def opener() -> AsyncIterator[PooledPostgresSaver]:
         async with open_checkpointer(settings) as saver:
-            assert isinstance(saver, StepWritesSaver)
+            assert isinstance(saver, PooledPostgresSaver)
             yield saver
 
     return opener
@@ -71,7 +75,7 @@ def _graph(
     return builder.compile(checkpointer=saver)
 
 
-def _count_round_trips(saver: StepWritesSaver) -> list[int]:
+def _count_round_trips(saver: PooledPostgresSaver) -> list[int]:
     """Count the saver's database calls (each takes a connection and a pipeline)."""
     count = [0]
     cursor = saver._cursor
@@ -163,7 +167,7 @@ async def test_a_run_cut_off_mid_step_keeps_its_finished_tasks(
     assert calls.count("first") == 1
 
 
-async def _stored_writes(saver: StepWritesSaver, thread_id: str) -> int:
+async def _stored_writes(saver: PooledPostgresSaver, thread_id: str) -> int:
     async with saver._cursor() as cur:
         await cur.execute(
             "select count(*) as n from checkpoint_writes where thread_id = %s", (thread_id,)
@@ -187,3 +191,47 @@ async def test_held_writes_wait_for_their_checkpoint_or_write_held(
         # the step's checkpoint is past: a later write to it is stored at once
         await saver.aput_writes(step, [("done", ["second"])], "task-2")
         assert await _stored_writes(saver, "held") == 2
+
+
+async def test_the_read_before_a_run_is_the_runs_own_load(
+    saver_for: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def second(state: Steps) -> Steps:
+        return {"done": ["second"]}
+
+    latest: RunnableConfig = {"configurable": {"thread_id": "kept"}}
+    async with saver_for() as saver:
+        graph = _graph(saver, [], second)
+        await graph.ainvoke({"done": []}, latest)
+        trips = _count_round_trips(saver)
+        read = await saver.read_latest("kept")
+        assert read is not None and sorted(read.checkpoint["channel_values"]["done"]) == [
+            "first",
+            "last",
+            "second",
+        ]
+        assert await saver.aget_tuple(latest) is read
+        assert trips[0] == 1
+        assert (await saver.aget_tuple(latest)) is not read  # kept for one load only
+        assert trips[0] == 2
+
+        # a write to the thread drops what was kept: the next load reads it
+        await saver.read_latest("kept")
+        at_read: RunnableConfig = {
+            "configurable": {
+                **latest["configurable"],
+                "checkpoint_ns": "",
+                **read.config["configurable"],
+            }
+        }
+        await saver.aput_writes(at_read, [("done", ["late"])], postgres_saver.NULL_TASK_ID)
+        now = await saver.aget_tuple(latest)
+        assert now is not None and now is not read
+        assert ("done", ["late"]) in [(c, v) for _, c, v in now.pending_writes or []]
+
+        # so does time
+        monkeypatch.setattr(postgres_saver, "KEEP_S", 0.0)
+        trips[0] = 0
+        await saver.read_latest("kept")
+        assert await saver.aget_tuple(latest) is not None
+        assert trips[0] == 2

@@ -1,11 +1,15 @@
-"""The PostgreSQL checkpointer: a step's task writes travel with the step's checkpoint.
+"""The PostgreSQL checkpointer: `AsyncPostgresSaver` on a pool, with fewer round trips.
 
-LangGraph saves each task's writes as the task ends (`aput_writes`), then the step's
-checkpoint (`aput`). On `AsyncPostgresSaver` each is a connection taken from the pool, a
-pipeline and a commit: a text turn's five tasks cost five round trips beside its four
-checkpoints. Here a task's writes are serialized as the task ends and held until the
-checkpoint that follows them, then written in that checkpoint's pipeline (one round trip
-a step).
+Calls run side by side. `AsyncPostgresSaver` takes one asyncio lock around every call,
+what a single shared connection needs; on a pool each call takes a connection of its own,
+so threads' steps are saved side by side.
+
+A step's task writes travel with the step's checkpoint. LangGraph saves each task's
+writes as the task ends (`aput_writes`), then the step's checkpoint (`aput`). On
+`AsyncPostgresSaver` each is a connection taken from the pool, a pipeline and a commit: a
+text turn's five tasks cost five round trips beside its four checkpoints. Here a task's
+writes are serialized as the task ends and held until the checkpoint that follows them,
+then written in that checkpoint's pipeline (one round trip a step).
 
 Nothing that ends a run waits: an interrupt or an error is written at once, with what is
 held for the same checkpoint, and so is every later write to that checkpoint; so are the
@@ -16,11 +20,17 @@ cancellation) has its held writes written by the runner (`write_held`).
 What this gives up: a process killed in the middle of a step loses the writes of that
 step's finished tasks, and they run again when the thread resumes (as if they had not
 finished); a mutation's idempotency key keeps its side effect from happening twice.
+
+A run loads the thread once. The runner reads the thread's latest checkpoint before a
+turn (does it wait on a decision? did its last turn end?); `read_latest` loads it and
+keeps it for the run's own load that follows, unless the thread is written meanwhile or
+`KEEP_S` passes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -32,6 +42,7 @@ from langgraph.checkpoint.base import (
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
+    CheckpointTuple,
 )
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
@@ -44,6 +55,12 @@ NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 PASSED_KEPT = 4096
 """Checkpoints remembered as passed (their writes go straight to the database)."""
 
+KEEP_S = 1.0
+"""How long a checkpoint `read_latest` loaded is kept for the run that follows it."""
+
+KEPT_MAX = 1000
+"""Threads whose latest checkpoint is kept at most (older reads are dropped first)."""
+
 Key = tuple[str, str, str]
 """A checkpoint: thread id, namespace, checkpoint id."""
 
@@ -54,13 +71,8 @@ _carried: ContextVar[list[Rows] | None] = ContextVar("carried_writes", default=N
 """The held writes `aput` hands to its own pipeline (read by `_cursor`)."""
 
 
-class StepWritesSaver(AsyncPostgresSaver):
-    """`AsyncPostgresSaver` on a pool, writing a step's task writes with its checkpoint.
-
-    `concurrent`: how many calls may hold a connection at once. The parent class takes one
-    asyncio lock around every call, what a single shared connection needs; on a pool each
-    call takes a connection of its own, so threads' steps are saved side by side.
-    """
+class PooledPostgresSaver(AsyncPostgresSaver):
+    """`AsyncPostgresSaver` on a pool; `concurrent`: calls that may hold a connection at once."""
 
     def __init__(self, pool: Any, concurrent: int) -> None:
         super().__init__(pool)
@@ -68,6 +80,26 @@ class StepWritesSaver(AsyncPostgresSaver):
         self._held: dict[Key, list[Rows]] = {}
         self._passed: dict[Key, None] = {}
         """Checkpoints whose step is saved or ended by an interrupt or error (an ordered set)."""
+        self._kept: dict[str, tuple[CheckpointTuple | None, float]] = {}
+        """By thread: the latest checkpoint `read_latest` loaded, and when it expires."""
+
+    async def read_latest(self, thread_id: str) -> CheckpointTuple | None:
+        """Load the thread's latest checkpoint, kept for the next load of it (the run's)."""
+        found = await super().aget_tuple({"configurable": {"thread_id": thread_id}})
+        self._kept.pop(thread_id, None)
+        if len(self._kept) >= KEPT_MAX:
+            del self._kept[next(iter(self._kept))]
+        self._kept[thread_id] = (found, time.monotonic() + KEEP_S)
+        return found
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Load a checkpoint; the thread's latest from `read_latest` if just loaded."""
+        configurable = config["configurable"]
+        if not configurable.get("checkpoint_id") and not configurable.get("checkpoint_ns"):
+            kept = self._kept.pop(str(configurable["thread_id"]), None)
+            if kept is not None and time.monotonic() < kept[1]:
+                return kept[0]
+        return await super().aget_tuple(config)
 
     async def aput_writes(
         self,
@@ -78,6 +110,7 @@ class StepWritesSaver(AsyncPostgresSaver):
     ) -> None:
         """Hold a task's writes for its step's checkpoint, or write them (and what is held)."""
         key = _key(config)
+        self._kept.pop(key[0], None)
         special = [channel in WRITES_IDX_MAP for channel, _ in writes]
         query = (
             self.UPSERT_CHECKPOINT_WRITES_SQL if all(special) else self.INSERT_CHECKPOINT_WRITES_SQL
@@ -98,6 +131,7 @@ class StepWritesSaver(AsyncPostgresSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Save a checkpoint, and in the same pipeline the writes held for its parent."""
+        self._kept.pop(str(config["configurable"]["thread_id"]), None)
         held: list[Rows] = []
         if config["configurable"].get("checkpoint_id"):
             parent = _key(config)
@@ -108,6 +142,11 @@ class StepWritesSaver(AsyncPostgresSaver):
             return await super().aput(config, checkpoint, metadata, new_versions)
         finally:
             _carried.reset(token)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete the thread's checkpoints and writes."""
+        self._kept.pop(str(thread_id), None)
+        await super().adelete_thread(thread_id)
 
     async def write_held(self, thread_id: str) -> None:
         """Write what is held for the thread's checkpoints (a run ended without saving them)."""
