@@ -9,7 +9,9 @@ writes as the task ends (`aput_writes`), then the step's checkpoint (`aput`). On
 `AsyncPostgresSaver` each is a connection taken from the pool, a pipeline and a commit: a
 text turn's five tasks cost five round trips beside its four checkpoints. Here a task's
 writes are serialized as the task ends and held until the checkpoint that follows them,
-then written in that checkpoint's pipeline (one round trip a step).
+then written in that checkpoint's pipeline (one round trip a step). Both are serialized
+on the event loop: a step's values are small, and the parent's hop to a worker thread for
+each call cost more than the serializing.
 
 Nothing that ends a run waits: an interrupt or an error is written at once, with what is
 held for the same checkpoint, and so is every later write to that checkpoint; so are the
@@ -31,9 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -43,11 +43,13 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    get_serializable_checkpoint_metadata,
 )
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
+from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, _DeltaSnapshot
 from psycopg import AsyncCursor
 from psycopg.rows import DictRow
+from psycopg.types.json import Jsonb
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """The task id LangGraph gives writes no task made: a run's input, a resume, an update."""
@@ -66,9 +68,6 @@ Key = tuple[str, str, str]
 
 Rows = tuple[str, list[tuple[Any, ...]]]
 """One statement and the rows it writes."""
-
-_carried: ContextVar[list[Rows] | None] = ContextVar("carried_writes", default=None)
-"""The held writes `aput` hands to its own pipeline (read by `_cursor`)."""
 
 
 class PooledPostgresSaver(AsyncPostgresSaver):
@@ -130,18 +129,44 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Save a checkpoint, and in the same pipeline the writes held for its parent."""
-        self._kept.pop(str(config["configurable"]["thread_id"]), None)
-        held: list[Rows] = []
-        if config["configurable"].get("checkpoint_id"):
-            parent = _key(config)
-            held = self._held.pop(parent, [])
-            self._pass(parent)
-        token = _carried.set(held or None)
-        try:
-            return await super().aput(config, checkpoint, metadata, new_versions)
-        finally:
-            _carried.reset(token)
+        """Save a checkpoint, with the writes held for its parent, in one pipeline.
+
+        As `AsyncPostgresSaver.aput` stores it (plain values in the checkpoint's row, the
+        others as blobs), serialized on the event loop: a step's values are small, and a
+        hop to a worker thread cost more than the serializing.
+        """
+        configurable = config["configurable"]
+        thread_id = str(configurable["thread_id"])
+        namespace = str(configurable.get("checkpoint_ns", ""))
+        parent = configurable.get("checkpoint_id")
+        self._kept.pop(thread_id, None)
+        rows: list[Rows] = []
+        if parent:
+            rows += self._held.pop((thread_id, namespace, parent), [])
+            self._pass((thread_id, namespace, parent))
+        inline = dict(checkpoint["channel_values"])
+        blobs: dict[str, Any] = {}
+        for channel, value in checkpoint["channel_values"].items():
+            if isinstance(value, _DeltaSnapshot):
+                blobs[channel] = inline.pop(channel)
+                inline[channel] = True
+            elif value is not None and not isinstance(value, str | int | float | bool):
+                blobs[channel] = inline.pop(channel)
+        if versions := {c: v for c, v in new_versions.items() if c in blobs}:
+            blob_rows = self._dump_blobs(thread_id, namespace, blobs, versions)
+            rows.append((self.UPSERT_CHECKPOINT_BLOBS_SQL, blob_rows))
+        stored = Jsonb({**checkpoint, "channel_values": inline})
+        described = Jsonb(get_serializable_checkpoint_metadata(config, metadata))
+        row = (thread_id, namespace, checkpoint["id"], parent, stored, described)
+        rows.append((self.UPSERT_CHECKPOINTS_SQL, [row]))
+        await self._write(rows)
+        return {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": namespace,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete the thread's checkpoints and writes."""
@@ -156,15 +181,6 @@ class PooledPostgresSaver(AsyncPostgresSaver):
             self._pass(key)
         if rows:
             await self._write(rows)
-
-    @asynccontextmanager
-    async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[AsyncCursor[DictRow]]:
-        async with super()._cursor(pipeline=pipeline) as cur:
-            carried = _carried.get()
-            if carried:
-                _carried.set(None)
-                await _execute(cur, carried)
-            yield cur
 
     async def _write(self, rows: list[Rows]) -> None:
         async with self._cursor(pipeline=True) as cur:
