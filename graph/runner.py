@@ -73,7 +73,7 @@ class Runner:
         self.clock = clock
         """When a person decides (epoch seconds): what expiry is judged against."""
         self.settings = settings
-        self.registry = registry or default_registry()
+        self.registry = registry if registry is not None else default_registry()
         self.models = models or ModelResolver(settings)
         self.db = db
         self.driver = Driver(graph, settings, audit, tracing or Tracing(None))
@@ -95,7 +95,7 @@ class Runner:
         close.
         """
         db = open_database(settings)
-        registry = registry or default_registry()
+        registry = registry if registry is not None else default_registry()
         models = models or ModelResolver(settings)
         audit = AuditLog(db)
         tracing = tracing or Tracing.from_settings(settings)

@@ -49,7 +49,8 @@ class ToolRanker:
         self._bm25 = bm25s.BM25(k1=_K1, b=_B, method="atire", idf_method="lucene")
         vocabulary: dict[str, int] = {}
         ids = [[vocabulary.setdefault(w, len(vocabulary)) for w in doc] for doc in corpus]
-        self._bm25.index((ids, vocabulary), create_empty_token=False, show_progress=False)
+        if ids:  # an empty corpus has no mean document length: nothing to index or rank
+            self._bm25.index((ids, vocabulary), create_empty_token=False, show_progress=False)
         self._vocabulary = vocabulary
 
     def rank(self, query: str) -> list[tuple[str, float]]:

@@ -48,7 +48,7 @@ async def evaluate(
     The demo workspace is migrated and seeded once, in a temporary folder, and each
     scenario gets a copy; `on_result` hears of each scenario as it finishes.
     """
-    registry = registry or default_registry()
+    registry = registry if registry is not None else default_registry()
     models = models or ModelResolver(base)
     results = []
     with tempfile.TemporaryDirectory(prefix="agentloop-eval-") as tmp:

@@ -71,6 +71,19 @@ async def test_a_large_registry_offers_the_budget_with_the_right_tool_first(
     assert second[0] == "resolve_holiday" and len(second) == 32
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+async def test_an_empty_registry_offers_no_tools(open_runner, write_script, tmp_path: Path) -> None:
+    """An empty registry is one given, not a missing one (the default's 21 tools)."""
+    transcript = tmp_path / "requests.jsonl"
+    async with open_runner(
+        ToolRegistry(), model=write_script([ANSWER]), scripted_transcript=transcript
+    ) as runner:
+        assert runner.registry.names() == []
+        result = await runner.run_turn(TurnRequest("t1", "U1", "thanks!"))
+    assert result.status == "completed"
+    assert offered(transcript) == [[]]
+
+
 async def test_a_small_registry_offers_every_tool(
     open_runner, write_script, tmp_path: Path
 ) -> None:
