@@ -581,14 +581,16 @@ def _against_postgres_baseline(result: ConcurrencyResult) -> list[str]:
         )
     return [
         "",
-        "Against LangChain's `create_agent` on the same saver (`AsyncPostgresSaver`, same "
-        "model and load, the same tool for the tool turn): CPU per turn is the agent's "
-        "process plus the Postgres server, one turn at a time. Targets: CPU ≤ "
+        "Against LangChain's `create_agent` on `AsyncPostgresSaver` (same model and load, the "
+        "same tool for the tool turn); this project checkpoints with its subclass of that "
+        "saver (`checkpoints/postgres_saver.py`: a step's task writes go with the step's "
+        "checkpoint, and a turn loads its thread once). CPU per turn is the agent's process "
+        "plus the Postgres server, one turn at a time. Targets: CPU ≤ "
         f"{CPU_RATIO_TARGET:.1f}× the baseline's, throughput ≥ {THROUGHPUT_RATIO_TARGET:.1f}× "
         "its. The last rows (`bench/shape_floor.py`) are this graph's checkpointed steps and "
-        "all its channels with nodes that only write what the real ones write (act asks the "
-        "same model, tools returns the same result): what the design's phases cost as steps "
-        "on this saver before any phase does its work.",
+        "all its channels on `AsyncPostgresSaver` itself, with nodes that only write what the "
+        "real ones write (act asks the same model, tools returns the same result): what the "
+        "design's phases cost as steps on that saver before any phase does its work.",
         "",
         "| turn | agentloop CPU ms/turn | create_agent + Postgres saver CPU ms/turn "
         "| CPU ratio | throughput turns/s, ratio |",
