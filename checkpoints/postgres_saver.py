@@ -81,11 +81,20 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         """Checkpoints whose step is saved or ended by an interrupt or error (an ordered set)."""
         self._kept: dict[str, tuple[CheckpointTuple | None, float]] = {}
         """By thread: the latest checkpoint `read_latest` loaded, and when it expires."""
+        self._reading: set[str] = set()
+        """Threads `read_latest` is loading (a write to one drops it: what loads is stale)."""
 
     async def read_latest(self, thread_id: str) -> CheckpointTuple | None:
         """Load the thread's latest checkpoint, kept for the next load of it (the run's)."""
-        found = await super().aget_tuple({"configurable": {"thread_id": thread_id}})
         self._kept.pop(thread_id, None)
+        self._reading.add(thread_id)
+        try:
+            found = await super().aget_tuple({"configurable": {"thread_id": thread_id}})
+        finally:
+            unwritten = thread_id in self._reading  # no write to the thread meanwhile
+            self._reading.discard(thread_id)
+        if not unwritten:
+            return found
         if len(self._kept) >= KEPT_MAX:
             del self._kept[next(iter(self._kept))]
         self._kept[thread_id] = (found, time.monotonic() + KEEP_S)
@@ -109,7 +118,7 @@ class PooledPostgresSaver(AsyncPostgresSaver):
     ) -> None:
         """Hold a task's writes for its step's checkpoint, or write them (and what is held)."""
         key = _key(config)
-        self._kept.pop(key[0], None)
+        self._forget(key[0])
         special = [channel in WRITES_IDX_MAP for channel, _ in writes]
         query = (
             self.UPSERT_CHECKPOINT_WRITES_SQL if all(special) else self.INSERT_CHECKPOINT_WRITES_SQL
@@ -139,7 +148,7 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         thread_id = str(configurable["thread_id"])
         namespace = str(configurable.get("checkpoint_ns", ""))
         parent = configurable.get("checkpoint_id")
-        self._kept.pop(thread_id, None)
+        self._forget(thread_id)
         rows: list[Rows] = []
         if parent:
             rows += self._held.pop((thread_id, namespace, parent), [])
@@ -170,7 +179,7 @@ class PooledPostgresSaver(AsyncPostgresSaver):
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete the thread's checkpoints and writes."""
-        self._kept.pop(str(thread_id), None)
+        self._forget(str(thread_id))
         await super().adelete_thread(thread_id)
 
     async def write_held(self, thread_id: str) -> None:
@@ -185,6 +194,11 @@ class PooledPostgresSaver(AsyncPostgresSaver):
     async def _write(self, rows: list[Rows]) -> None:
         async with self._cursor(pipeline=True) as cur:
             await _execute(cur, rows)
+
+    def _forget(self, thread_id: str) -> None:
+        """The thread is written: what `read_latest` loaded or is loading is stale."""
+        self._kept.pop(thread_id, None)
+        self._reading.discard(thread_id)
 
     def _pass(self, key: Key) -> None:
         self._passed[key] = None

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 import pytest
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, interrupt
@@ -235,3 +236,33 @@ async def test_the_read_before_a_run_is_the_runs_own_load(
         await saver.read_latest("kept")
         assert await saver.aget_tuple(latest) is not None
         assert trips[0] == 2
+
+
+async def test_a_write_during_the_read_keeps_nothing(
+    saver_for: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def second(state: Steps) -> Steps:
+        return {"done": ["second"]}
+
+    latest: RunnableConfig = {"configurable": {"thread_id": "raced"}}
+    async with saver_for() as saver:
+        graph = _graph(saver, [], second)
+        await graph.ainvoke({"done": []}, latest)
+        loaded = await saver.aget_tuple(latest)
+        assert loaded is not None
+        load = AsyncPostgresSaver.aget_tuple
+
+        async def load_then_written(self: Any, config: RunnableConfig) -> Any:
+            found = await load(self, config)
+            # another write to the thread lands while the read is on its way back
+            await saver.aput_writes(
+                loaded.config, [("done", ["late"])], postgres_saver.NULL_TASK_ID
+            )
+            return found
+
+        monkeypatch.setattr(AsyncPostgresSaver, "aget_tuple", load_then_written)
+        read = await saver.read_latest("raced")
+        monkeypatch.setattr(AsyncPostgresSaver, "aget_tuple", load)
+        now = await saver.aget_tuple(latest)
+        assert now is not None and now is not read
+        assert ("done", ["late"]) in [(c, v) for _, c, v in now.pending_writes or []]
