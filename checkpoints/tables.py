@@ -3,7 +3,10 @@
 LangGraph answers "does this thread wait on an interrupt?" and "how many checkpoints does
 it hold?" by loading the thread (its checkpoint, every channel's value, the pending
 writes). Both are asked around every run, so they are read from the tables here: one small
-query, nothing deserialized. Other savers (in memory) answer None: the caller loads.
+query, nothing deserialized. The exception is the first question on this project's
+PostgreSQL saver: a run follows it and loads the thread anyway, so the saver loads it once
+and keeps it for that run (`PooledPostgresSaver.read_latest`). Other savers (in memory)
+answer None: the caller loads.
 """
 
 from __future__ import annotations
