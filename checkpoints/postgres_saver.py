@@ -47,8 +47,6 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, _DeltaSnapshot
-from psycopg import AsyncCursor
-from psycopg.rows import DictRow
 from psycopg.types.json import Jsonb
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
@@ -93,11 +91,8 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         finally:
             unwritten = thread_id in self._reading  # no write to the thread meanwhile
             self._reading.discard(thread_id)
-        if not unwritten:
-            return found
-        if len(self._kept) >= KEPT_MAX:
-            del self._kept[next(iter(self._kept))]
-        self._kept[thread_id] = (found, time.monotonic() + KEEP_S)
+        if unwritten:
+            _remember(self._kept, thread_id, (found, time.monotonic() + KEEP_S), KEPT_MAX)
         return found
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -193,7 +188,8 @@ class PooledPostgresSaver(AsyncPostgresSaver):
 
     async def _write(self, rows: list[Rows]) -> None:
         async with self._cursor(pipeline=True) as cur:
-            await _execute(cur, rows)
+            for query, params in rows:
+                await cur.executemany(query, params)
 
     def _forget(self, thread_id: str) -> None:
         """The thread is written: what `read_latest` loaded or is loading is stale."""
@@ -201,9 +197,7 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         self._reading.discard(thread_id)
 
     def _pass(self, key: Key) -> None:
-        self._passed[key] = None
-        if len(self._passed) > PASSED_KEPT:
-            del self._passed[next(iter(self._passed))]
+        _remember(self._passed, key, None, PASSED_KEPT)
 
 
 def _key(config: RunnableConfig) -> Key:
@@ -215,6 +209,9 @@ def _key(config: RunnableConfig) -> Key:
     )
 
 
-async def _execute(cur: AsyncCursor[DictRow], rows: list[Rows]) -> None:
-    for query, params in rows:
-        await cur.executemany(query, params)
+def _remember(entries: dict[Any, Any], key: Any, value: Any, most: int) -> None:
+    """Set `entries[key]` as its newest entry, dropping the oldest beyond `most`."""
+    entries.pop(key, None)
+    entries[key] = value
+    if len(entries) > most:
+        del entries[next(iter(entries))]

@@ -76,6 +76,21 @@ def _graph(
     return builder.compile(checkpointer=saver)
 
 
+async def _second(state: Steps) -> Steps:
+    return {"done": ["second"]}
+
+
+async def _finished_thread(saver: PooledPostgresSaver, thread_id: str) -> RunnableConfig:
+    """Run the graph once on a new thread; return the config that loads its latest."""
+    latest: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    await _graph(saver, [], _second).ainvoke({"done": []}, latest)
+    return latest
+
+
+def _has_late_write(found: Any) -> bool:
+    return ("done", ["late"]) in [(c, v) for _, c, v in found.pending_writes or []]
+
+
 def _count_round_trips(saver: PooledPostgresSaver) -> list[int]:
     """Count the saver's database calls (each takes a connection and a pipeline)."""
     count = [0]
@@ -90,12 +105,9 @@ def _count_round_trips(saver: PooledPostgresSaver) -> list[int]:
 
 
 async def test_a_steps_task_writes_go_with_its_checkpoint(saver_for: Callable[[], Any]) -> None:
-    async def second(state: Steps) -> Steps:
-        return {"done": ["second"]}
-
     async with saver_for() as saver:
         calls: list[str] = []
-        graph = _graph(saver, calls, second)
+        graph = _graph(saver, calls, _second)
         trips = _count_round_trips(saver)
         config: Any = {"configurable": {"thread_id": "steps-1"}}
         state = await graph.ainvoke({"done": []}, config, durability="sync")
@@ -197,13 +209,8 @@ async def test_held_writes_wait_for_their_checkpoint_or_write_held(
 async def test_the_read_before_a_run_is_the_runs_own_load(
     saver_for: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def second(state: Steps) -> Steps:
-        return {"done": ["second"]}
-
-    latest: RunnableConfig = {"configurable": {"thread_id": "kept"}}
     async with saver_for() as saver:
-        graph = _graph(saver, [], second)
-        await graph.ainvoke({"done": []}, latest)
+        latest = await _finished_thread(saver, "kept")
         trips = _count_round_trips(saver)
         read = await saver.read_latest("kept")
         assert read is not None and sorted(read.checkpoint["channel_values"]["done"]) == [
@@ -218,17 +225,9 @@ async def test_the_read_before_a_run_is_the_runs_own_load(
 
         # a write to the thread drops what was kept: the next load reads it
         await saver.read_latest("kept")
-        at_read: RunnableConfig = {
-            "configurable": {
-                **latest["configurable"],
-                "checkpoint_ns": "",
-                **read.config["configurable"],
-            }
-        }
-        await saver.aput_writes(at_read, [("done", ["late"])], postgres_saver.NULL_TASK_ID)
+        await saver.aput_writes(read.config, [("done", ["late"])], postgres_saver.NULL_TASK_ID)
         now = await saver.aget_tuple(latest)
-        assert now is not None and now is not read
-        assert ("done", ["late"]) in [(c, v) for _, c, v in now.pending_writes or []]
+        assert now is not None and now is not read and _has_late_write(now)
 
         # so does time
         monkeypatch.setattr(postgres_saver, "KEEP_S", 0.0)
@@ -241,13 +240,8 @@ async def test_the_read_before_a_run_is_the_runs_own_load(
 async def test_a_write_during_the_read_keeps_nothing(
     saver_for: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def second(state: Steps) -> Steps:
-        return {"done": ["second"]}
-
-    latest: RunnableConfig = {"configurable": {"thread_id": "raced"}}
     async with saver_for() as saver:
-        graph = _graph(saver, [], second)
-        await graph.ainvoke({"done": []}, latest)
+        latest = await _finished_thread(saver, "raced")
         loaded = await saver.aget_tuple(latest)
         assert loaded is not None
         load = AsyncPostgresSaver.aget_tuple
@@ -264,5 +258,4 @@ async def test_a_write_during_the_read_keeps_nothing(
         read = await saver.read_latest("raced")
         monkeypatch.setattr(AsyncPostgresSaver, "aget_tuple", load)
         now = await saver.aget_tuple(latest)
-        assert now is not None and now is not read
-        assert ("done", ["late"]) in [(c, v) for _, c, v in now.pending_writes or []]
+        assert now is not None and now is not read and _has_late_write(now)
