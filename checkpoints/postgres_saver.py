@@ -23,6 +23,14 @@ What this gives up: a process killed in the middle of a step loses the writes of
 step's finished tasks, and they run again when the thread resumes (as if they had not
 finished); a mutation's idempotency key keeps its side effect from happening twice.
 
+Once the next checkpoint is saved, a step's task writes are only history: that checkpoint
+holds what they wrote, a resume loads the latest checkpoint's writes alone, and a replay
+from an earlier checkpoint runs its tasks again. Unless `step_writes` is set (checkpoint
+retention `all`, which keeps history), they are not stored: a text turn writes 3 write
+rows instead of 17. They are stored while a `DeltaChannel` needs them (it rebuilds its
+value from the writes since its last snapshot), and an interrupted, failed or cut-off
+step's writes always are.
+
 A run loads the thread once. The runner reads the thread's latest checkpoint before a
 turn (does it wait on a decision? did its last turn end?); `read_latest` loads it and
 keeps it for the run's own load that follows, unless the thread is written meanwhile or
@@ -69,10 +77,15 @@ Rows = tuple[str, list[tuple[Any, ...]]]
 
 
 class PooledPostgresSaver(AsyncPostgresSaver):
-    """`AsyncPostgresSaver` on a pool; `concurrent`: calls that may hold a connection at once."""
+    """`AsyncPostgresSaver` on a pool.
 
-    def __init__(self, pool: Any, concurrent: int) -> None:
+    `concurrent`: calls that may hold a connection at once. `step_writes`: store a step's
+    task writes beside the checkpoint that follows them (the history a replay shows).
+    """
+
+    def __init__(self, pool: Any, concurrent: int, *, step_writes: bool = False) -> None:
         super().__init__(pool)
+        self.step_writes = step_writes
         self.lock = asyncio.Semaphore(concurrent)  # type: ignore[assignment]
         self._held: dict[Key, list[Rows]] = {}
         self._passed: dict[Key, None] = {}
@@ -133,7 +146,7 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Save a checkpoint, with the writes held for its parent, in one pipeline.
+        """Save a checkpoint (with the writes held for its parent if kept) in one pipeline.
 
         As `AsyncPostgresSaver.aput` stores it (plain values in the checkpoint's row, the
         others as blobs), serialized on the event loop: a step's values are small, and a
@@ -146,7 +159,10 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         self._forget(thread_id)
         rows: list[Rows] = []
         if parent:
-            rows += self._held.pop((thread_id, namespace, parent), [])
+            held = self._held.pop((thread_id, namespace, parent), [])
+            # a delta channel's value is rebuilt from the writes since its last snapshot
+            if self.step_writes or metadata.get("counters_since_delta_snapshot"):
+                rows += held
             self._pass((thread_id, namespace, parent))
         inline = dict(checkpoint["channel_values"])
         blobs: dict[str, Any] = {}

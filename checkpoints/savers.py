@@ -41,7 +41,11 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
 
             await _require_tables(pool)
             # Two connections stay for the runner's reads of the tables.
-            yield PooledPostgresSaver(pool, concurrent=POOL_SIZE - 2)
+            yield PooledPostgresSaver(
+                pool,
+                concurrent=POOL_SIZE - 2,
+                step_writes=settings.checkpoint_retention == "all",
+            )
 
 
 async def setup_checkpointer(settings: Settings) -> str:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import operator
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import pytest
 from langchain_core.runnables import RunnableConfig
+from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -34,14 +35,15 @@ class Steps(TypedDict, total=False):
 
 
 @pytest.fixture
-async def saver_for(pg_url: str, make_settings: Callable[..., Settings]) -> Callable[[], Any]:
+async def saver_for(pg_url: str, make_settings: Callable[..., Settings]) -> Callable[..., Any]:
     """Open the configured PostgreSQL checkpointer (a new one stands for another process)."""
     settings = make_settings(database_url=pg_url, checkpointer="postgres")
     await setup_checkpointer(settings)
 
     @asynccontextmanager
-    async def opener() -> AsyncIterator[PooledPostgresSaver]:
-        async with open_checkpointer(settings) as saver:
+    async def opener(retention: str = "latest") -> AsyncIterator[PooledPostgresSaver]:
+        retained = settings.model_copy(update={"checkpoint_retention": retention})
+        async with open_checkpointer(retained) as saver:
             assert isinstance(saver, PooledPostgresSaver)
             yield saver
 
@@ -104,12 +106,15 @@ def _count_round_trips(saver: PooledPostgresSaver) -> list[int]:
     return count
 
 
-async def test_a_steps_task_writes_go_with_its_checkpoint(saver_for: Callable[[], Any]) -> None:
-    async with saver_for() as saver:
+@pytest.mark.parametrize("retention", ["all", "latest"])
+async def test_a_steps_task_writes_go_with_its_checkpoint(
+    saver_for: Callable[..., Any], retention: str
+) -> None:
+    async with saver_for(retention) as saver:
         calls: list[str] = []
         graph = _graph(saver, calls, _second)
         trips = _count_round_trips(saver)
-        config: Any = {"configurable": {"thread_id": "steps-1"}}
+        config: Any = {"configurable": {"thread_id": f"steps-{retention}"}}
         state = await graph.ainvoke({"done": []}, config, durability="sync")
         round_trips = trips[0]
         assert sorted(state["done"]) == ["first", "last", "second"]
@@ -120,19 +125,57 @@ async def test_a_steps_task_writes_go_with_its_checkpoint(saver_for: Callable[[]
         # tasks' writes went with them
         assert round_trips == 1 + len(checkpoints)
         assert saver._held == {}
-        # every task's writes are stored on the checkpoint its step started from
         written = {
             task
             for c in checkpoints
             for task, channel, _ in (c.pending_writes or [])
             if channel == "done"
         }
-        assert len(written) == 4  # START's (the input) and the three nodes'
+        if retention == "all":
+            # every task's writes are stored on the checkpoint its step started from
+            assert len(written) == 4  # START's (the input) and the three nodes'
+        else:
+            # the checkpoint after each step holds what its tasks wrote
+            assert written == set()
+    async with saver_for(retention) as other_process:
+        again = await _graph(other_process, calls, _second).aget_state(config)
+        assert sorted(again.values["done"]) == ["first", "last", "second"]
+
+
+def _appended(value: list[str], writes: Sequence[list[str]]) -> list[str]:
+    return [*value, *(item for write in writes for item in write)]
+
+
+class DeltaSteps(TypedDict, total=False):
+    done: Annotated[list[str], DeltaChannel(_appended)]
+
+
+async def test_a_delta_channel_keeps_the_writes_it_is_rebuilt_from(
+    saver_for: Callable[..., Any],
+) -> None:
+    """A `DeltaChannel` stores no value between snapshots: its writes are the value."""
+
+    def step(name: str) -> Callable[[DeltaSteps], DeltaSteps]:
+        return lambda state: {"done": [name]}
+
+    builder = StateGraph(DeltaSteps)
+    builder.add_node("first", step("first"))
+    builder.add_node("second", step("second"))
+    builder.add_edge(START, "first")
+    builder.add_edge("first", "second")
+    config: Any = {"configurable": {"thread_id": "delta"}}
+    async with saver_for() as saver:
+        graph = builder.compile(checkpointer=saver)
+        for n in range(2):
+            await graph.ainvoke({"done": [f"input {n}"]}, config, durability="sync")
+    async with saver_for() as other_process:
+        state = await builder.compile(checkpointer=other_process).aget_state(config)
+    assert state.values["done"] == ["input 0", "first", "second", "input 1", "first", "second"]
 
 
 @pytest.mark.parametrize(("first_s", "second_s"), [(0.0, 0.2), (0.2, 0.0)])
 async def test_a_siblings_writes_are_saved_beside_an_interrupt(
-    saver_for: Callable[[], Any], first_s: float, second_s: float
+    saver_for: Callable[..., Any], first_s: float, second_s: float
 ) -> None:
     """Whether the sibling ends before or after the interrupt, the resume does not rerun it."""
     calls: list[str] = []
@@ -155,7 +198,7 @@ async def test_a_siblings_writes_are_saved_beside_an_interrupt(
 
 
 async def test_a_run_cut_off_mid_step_keeps_its_finished_tasks(
-    saver_for: Callable[[], Any],
+    saver_for: Callable[..., Any],
 ) -> None:
     calls: list[str] = []
     hang = asyncio.Event()
@@ -191,7 +234,7 @@ async def _stored_writes(saver: PooledPostgresSaver, thread_id: str) -> int:
 
 
 async def test_held_writes_wait_for_their_checkpoint_or_write_held(
-    saver_for: Callable[[], Any],
+    saver_for: Callable[..., Any],
 ) -> None:
     step: Any = {"configurable": {"thread_id": "held", "checkpoint_ns": "", "checkpoint_id": "c1"}}
     async with saver_for() as saver:
@@ -207,7 +250,7 @@ async def test_held_writes_wait_for_their_checkpoint_or_write_held(
 
 
 async def test_the_read_before_a_run_is_the_runs_own_load(
-    saver_for: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
+    saver_for: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with saver_for() as saver:
         latest = await _finished_thread(saver, "kept")
@@ -238,7 +281,7 @@ async def test_the_read_before_a_run_is_the_runs_own_load(
 
 
 async def test_a_write_during_the_read_keeps_nothing(
-    saver_for: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
+    saver_for: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with saver_for() as saver:
         latest = await _finished_thread(saver, "raced")
