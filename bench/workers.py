@@ -2,9 +2,12 @@
 
 Each worker is a process of its own with its own runner (and event loop); the threads are
 spread over the workers (thread t goes to worker t mod n), so each thread's turns keep
-their order in one worker, as the lanes keep them in production. The workers warm up,
-wait at a barrier, then run their threads' turns; the throughput is all turns over the
-span from the first worker's start to the last one's end.
+their order in one worker, as the lanes keep them in production. The workers warm up (a
+turn on each of their threads at once, so their connection pools are as large as the load
+keeps them), wait at a barrier, then run their threads' turns; the throughput is all turns
+over the span from the first worker's start to the last one's end. CPU is each worker's
+own, and the database's and the machine's, from the first worker's start until every
+worker has ended.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from dataclasses import dataclass
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
+from bench import cpu_meter
+from bench.cpu_meter import CpuUse
 from bench.latency_model import LatencyChatModel
 from bench.scratch_db import scratch_postgres
 from core.models import ModelResolver
@@ -25,7 +30,7 @@ from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tools.registry import ToolRegistry
 
-WARMUP_TURNS = 10
+WARMUP_ROUNDS = 2
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class WorkersRun:
     turns: int
     completed: int
     wall_s: float
+    cpu: CpuUse
+    """The workers' CPU (all of them), the database's and the machine's share busy."""
 
     @property
     def throughput(self) -> float:
@@ -75,8 +82,12 @@ async def _on_postgres(workers: int, load: Load) -> WorkersRun:
         reports = [await asyncio.to_thread(results.get) for _ in processes]
         for process in processes:
             process.join()
-    starts, ends, done, completed = zip(*reports, strict=True)
-    return WorkersRun(workers, sum(done), sum(completed), max(ends) - min(starts))
+    starts, ends, done, completed, uses = zip(*reports, strict=True)
+    first = starts.index(min(starts))
+    cpu = CpuUse(
+        sum(use.process_s for use in uses), uses[first].postgres_s, uses[first].machine_busy
+    )
+    return WorkersRun(workers, sum(done), sum(completed), max(ends) - min(starts), cpu)
 
 
 def _worker(
@@ -87,21 +98,26 @@ def _worker(
 
 async def _serve(
     url: str, threads: list[int], load: Load, barrier: Barrier
-) -> tuple[float, float, int, int]:
+) -> tuple[float, float, int, int, CpuUse]:
     with tempfile.TemporaryDirectory() as tmp:
         settings = load.settings_for(url, Path(tmp))
         models = ModelResolver(settings)
         model = LatencyChatModel(latency_s=load.model_s, answer=load.answer)
         models._models[settings.model_spec()] = model  # the resolver's cache is the model seam
         async with Runner.open(settings, ToolRegistry([]), models) as runner:
-            for n in range(WARMUP_TURNS):
-                await runner.run_turn(TurnRequest(f"warm-{threads[0]}-{n}", "bench", "hi"))
+            for n in range(WARMUP_ROUNDS):
+                warm = [TurnRequest(f"warm-{t}", "bench", f"hi ({n})") for t in threads]
+                await asyncio.gather(*(runner.run_turn(request) for request in warm))
             await asyncio.to_thread(barrier.wait)
-            started = time.time()
+            before, started = cpu_meter.read(), time.time()
             outcomes = await asyncio.gather(*(_thread(runner, t, load.turns) for t in threads))
             ended = time.time()
+            # Every worker's backends still open: a server process that has exited takes
+            # its CPU time out of the server's total.
+            await asyncio.to_thread(barrier.wait)
+            use = cpu_meter.between(before, cpu_meter.read())
     completed = [ok for thread in outcomes for ok in thread]
-    return started, ended, len(completed), sum(completed)
+    return started, ended, len(completed), sum(completed), use
 
 
 async def _thread(runner: Runner, thread: int, turns: int) -> list[bool]:
