@@ -69,15 +69,14 @@ def conversation(messages: list[Any]) -> list[tuple[str, str]]:
 
 
 async def act_saved(workspace_url: str) -> None:
-    """Wait until act's tool call is in the database: its step's checkpoint and its writes.
+    """Wait until act's tool call is in the database: the checkpoint after act's step.
 
-    The writes are saved in the background, beside the next checkpoint, so both are read
-    (directly) before the outage starts: no write of the run is in flight then.
+    It is read directly before the outage starts. The tool's step is then running and its
+    writes wait in the saver for the next checkpoint, so no write of the run is in flight.
     """
     query = (
-        "select (select count(*) from checkpoints where thread_id = %(t)s "
-        "and (metadata->>'step')::int >= %(step)s) > 0 and (select count(*) "
-        "from checkpoint_writes where thread_id = %(t)s and channel = 'branch:to:tools') > 0"
+        "select count(*) > 0 from checkpoints where thread_id = %(t)s "
+        "and (metadata->>'step')::int >= %(step)s"
     )
     async with await psycopg.AsyncConnection.connect(workspace_url, autocommit=True) as conn:
         for _ in range(200):
