@@ -8,10 +8,11 @@ A step's task writes travel with the step's checkpoint. LangGraph saves each tas
 writes as the task ends (`aput_writes`), then the step's checkpoint (`aput`). On
 `AsyncPostgresSaver` each is a connection taken from the pool, a pipeline and a commit: a
 text turn's five tasks cost five round trips beside its four checkpoints. Here a task's
-writes are serialized as the task ends and held until the checkpoint that follows them,
-then written in that checkpoint's pipeline (one round trip a step). Both are serialized
-on the event loop: a step's values are small, and the parent's hop to a worker thread for
-each call cost more than the serializing.
+writes are held until the checkpoint that follows them, then serialized and written in
+that checkpoint's pipeline (one round trip a step); writes that are not stored (below)
+are never serialized. Writes and checkpoints are serialized on the event loop: a step's
+values are small, and the parent's hop to a worker thread for each call cost more than
+the serializing.
 
 Nothing that ends a run waits: an interrupt or an error is written at once, with what is
 held for the same checkpoint, and so is every later write to that checkpoint; so are the
@@ -75,6 +76,9 @@ Key = tuple[str, str, str]
 Rows = tuple[str, list[tuple[Any, ...]]]
 """One statement and the rows it writes."""
 
+Held = tuple[str, str, Sequence[tuple[str, Any]]]
+"""A task's writes as LangGraph gave them: task id, task path, (channel, value) pairs."""
+
 
 class PooledPostgresSaver(AsyncPostgresSaver):
     """`AsyncPostgresSaver` on a pool.
@@ -87,7 +91,8 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         super().__init__(pool)
         self.step_writes = step_writes
         self.lock = asyncio.Semaphore(concurrent)  # type: ignore[assignment]
-        self._held: dict[Key, list[Rows]] = {}
+        self._held: dict[Key, list[Held]] = {}
+        """By checkpoint: its tasks' writes, serialized only if they are stored."""
         self._passed: dict[Key, None] = {}
         """Checkpoints whose step is saved or ended by an interrupt or error (an ordered set)."""
         self._kept: dict[str, tuple[CheckpointTuple | None, float]] = {}
@@ -128,16 +133,16 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         key = _key(config)
         self._forget(key[0])
         special = [channel in WRITES_IDX_MAP for channel, _ in writes]
+        if task_id != NULL_TASK_ID and key not in self._passed and not any(special):
+            self._held.setdefault(key, []).append((task_id, task_path, writes))
+            return
         query = (
             self.UPSERT_CHECKPOINT_WRITES_SQL if all(special) else self.INSERT_CHECKPOINT_WRITES_SQL
         )
         rows = (query, self._dump_writes(*key, task_id, task_path, writes))
-        if task_id != NULL_TASK_ID and key not in self._passed and not any(special):
-            self._held.setdefault(key, []).append(rows)
-            return
         if any(channel in (INTERRUPT, ERROR) for channel, _ in writes):
             self._pass(key)
-        await self._write([*self._held.pop(key, []), rows])
+        await self._write([*self._dump_held(key), rows])
 
     async def aput(
         self,
@@ -159,11 +164,12 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         self._forget(thread_id)
         rows: list[Rows] = []
         if parent:
-            held = self._held.pop((thread_id, namespace, parent), [])
+            key = (thread_id, namespace, parent)
             # a delta channel's value is rebuilt from the writes since its last snapshot
             if self.step_writes or metadata.get("counters_since_delta_snapshot"):
-                rows += held
-            self._pass((thread_id, namespace, parent))
+                rows += self._dump_held(key)
+            self._held.pop(key, None)
+            self._pass(key)
         inline = dict(checkpoint["channel_values"])
         blobs: dict[str, Any] = {}
         for channel, value in checkpoint["channel_values"].items():
@@ -196,11 +202,18 @@ class PooledPostgresSaver(AsyncPostgresSaver):
     async def write_held(self, thread_id: str) -> None:
         """Write what is held for the thread's checkpoints (a run ended without saving them)."""
         keys = [key for key in self._held if key[0] == thread_id]
-        rows = [row for key in keys for row in self._held.pop(key)]
+        rows = [row for key in keys for row in self._dump_held(key)]
         for key in keys:
             self._pass(key)
         if rows:
             await self._write(rows)
+
+    def _dump_held(self, key: Key) -> list[Rows]:
+        """Take what is held for the checkpoint `key`, serialized to be written."""
+        return [
+            (self.INSERT_CHECKPOINT_WRITES_SQL, self._dump_writes(*key, task, path, writes))
+            for task, path, writes in self._held.pop(key, [])
+        ]
 
     async def _write(self, rows: list[Rows]) -> None:
         async with self._cursor(pipeline=True) as cur:
