@@ -134,7 +134,7 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         self._forget(key[0])
         special = [channel in WRITES_IDX_MAP for channel, _ in writes]
         if task_id != NULL_TASK_ID and key not in self._passed and not any(special):
-            self._held.setdefault(key, []).append((task_id, task_path, writes))
+            self._held.setdefault(key, []).append((task_id, task_path, tuple(writes)))
             return
         query = (
             self.UPSERT_CHECKPOINT_WRITES_SQL if all(special) else self.INSERT_CHECKPOINT_WRITES_SQL
