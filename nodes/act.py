@@ -132,12 +132,15 @@ class Act:
         pending = state.get("pending")
         if pending:
             keep += [proposal["tool"] for proposal in pending["proposals"]]
-        loader = self._registry.providing("result_loader")
-        if loader is not None and _results_were_cut(state):
-            keep.append(loader.name)
-        return self._ranker.offer(
+        offer = self._ranker.offer(
             opening, sources=state.get("sources", []), keep=keep, budget=ctx.tool_budget
         )
+        loader = self._registry.providing("result_loader")
+        if loader is None or loader.name in offer.names or not _results_stored(state):
+            return offer
+        # Last: a fallback for details a stored result's summary leaves out. Bound first,
+        # a small model took it for the answer to every later ask.
+        return Offer((*offer.names, loader.name), {**offer.scores, loader.name: 0.0})
 
     @staticmethod
     def _past_budget(messages: list[BaseMessage], summary: str, ctx: RunContext) -> bool:
@@ -213,9 +216,12 @@ def _offered(offer: Offer) -> str:
     return f"weighing {', '.join(offer.names)}" if offer.names else ""
 
 
-def _results_were_cut(state: AgentState) -> bool:
-    """Whether the history holds a summary or a tool result stored and shown as a summary."""
-    if state.get("summary"):
+def _results_stored(state: AgentState) -> bool:
+    """Whether the history shows a stored result's result_id, which the loader takes.
+
+    A summary of cut history alone is no reason: it names no result_id to load.
+    """
+    if "result_id" in state.get("summary", ""):
         return True
     return any(isinstance(m, ToolMessage) and '"result_id"' in m.text for m in state["messages"])
 

@@ -151,3 +151,44 @@ async def test_a_follow_up_to_a_which_one_question_is_offered_the_tool_that_aske
     # "the Thorinox one" alone ranks lookup_client first; it answers resolve_brand's
     # question. A question of its own naming neither candidate has moved on.
     assert (follow_up[:1] == ["resolve_brand"]) is answers
+
+
+class ReportArgs(BaseModel):
+    """Arguments of big_report."""
+
+    rows: int
+
+
+@declare(pack="test", kind="read_only")
+async def big_report(args: ReportArgs, ctx: ToolContext) -> dict[str, Any]:
+    """A big report with many rows."""
+    return {"rows": [{"sku": f"SKU-{i}", "units": i} for i in range(args.rows)]}
+
+
+async def test_the_result_loader_is_offered_last_and_only_beside_a_stored_result(
+    open_runner, write_script, tmp_path: Path, workspace_url
+) -> None:
+    transcript = tmp_path / "requests.jsonl"
+    report = {"tool_calls": [{"name": "big_report", "args": {"rows": 400}}]}
+    spec = write_script(
+        [report, {"content": "400 rows."}, HOLIDAY_CALL, ANSWER, HOLIDAY_CALL, ANSWER]
+    )
+    registry = ToolRegistry([*default_registry().tools(), big_report])
+    async with open_runner(
+        registry,
+        model=spec,
+        scripted_transcript=transcript,
+        tool_budget=3,
+        database_url=workspace_url,
+    ) as runner:
+        stored = await runner.run_turn(TurnRequest("t1", "U1", "the big report please"))
+        ask = "When is Hanukkah this year?"
+        await runner.run_turn(TurnRequest("t1", "U1", ask, today="2026-11-24"))
+        await runner.run_turn(TurnRequest("t2", "U1", ask, today="2026-11-24"))
+    assert "result_id" in (stored.tool_calls[0].result or {})
+    _, summarized, holiday, _, elsewhere, _ = offered(transcript)
+    # The turn that holds the result_id may load it in full: the loader is offered last.
+    assert summarized[0] == "big_report" and summarized[-1] == "load_prior_skill_result"
+    # A later ask is offered its own tool first, the loader still last.
+    assert holiday[0] == "resolve_holiday" and holiday[-1] == "load_prior_skill_result"
+    assert "load_prior_skill_result" not in elsewhere  # no stored result in this thread
