@@ -73,6 +73,10 @@ _ECHO = re.compile(
 ending a line): the model's values in it are not safe."""
 _FIGURE = re.compile(r"\d{4}-\d{2}-\d{2}|\d+\.\d+|\d{3,}")
 """A date, or an amount with decimals or three or more digits."""
+UNLOOKED = (
+    "I haven't looked that up, so I can't answer it yet. Could you say what you'd like me to check?"
+)
+"""Said in place of a reply that dresses up as a lookup nothing in this turn made."""
 _NOT_RUN = "Not executed:"
 """How a call the person rejected, or never approved, is reported to the model."""
 _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
@@ -133,7 +137,7 @@ def _news(value: str, question: str) -> bool:
     return not set(_WORD.findall(asked)) & set(_WORD.findall(value.casefold()))
 
 
-def grounded(reply: str, turn: Turn) -> tuple[str, bool]:
+def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
     """Keep a reply that uses the latest tool result; otherwise show that result instead.
 
     The 135M model ignores a result about a third of the time and then invents dates and
@@ -144,10 +148,16 @@ def grounded(reply: str, turn: Turn) -> tuple[str, bool]:
     whole (a date, an amount), or one sharing no word with the question (repeating
     "Christmas Day" to "When is Christmas?" adds nothing).
 
+    With no result this turn, a reply that copies an earlier answer's rendering ("Here is
+    what get_availability found: ...") or holds a date or an amount `prompt` (what the model
+    read) does not, reads as a lookup that was never made: `UNLOOKED` is said instead.
+
     Returns:
         The reply to send, and whether it is the model's own text.
     """
     if not turn.results:
+        if _ECHO.search(reply) or _invented(reply, prompt):
+            return UNLOOKED, False
         return reply, True
     latest = turn.results[-1]
     if latest.failed:
@@ -171,19 +181,18 @@ def grounded(reply: str, turn: Turn) -> tuple[str, bool]:
         reply
         and sum(value.casefold() in said for value in values) >= needed
         and not _ECHO.search(reply)
-        and not _invented(reply, turn)
+        and not _invented(reply, " ".join([turn.ask, *(r.content for r in turn.results)]))
     ):
         return reply, True
     return shown(latest), False
 
 
-def _invented(reply: str, turn: Turn) -> list[str]:
-    """Dates and amounts in `reply` that neither the message nor a tool result holds.
+def _invented(reply: str, sources: str) -> list[str]:
+    """Dates and amounts in `reply` that `sources` (the message, the results) do not hold.
 
     Copying a result, the model changes some of its values ("due_date: 2026-12-31" for
     2026-12-04) while keeping enough others to pass for grounded.
     """
-    sources = " ".join([turn.ask, *(r.content for r in turn.results)])
     known = set(_FIGURE.findall(sources))
     return [figure for figure in _FIGURE.findall(reply) if figure not in known]
 

@@ -25,6 +25,7 @@ from core.models.local_values import (
     MAX_VALUE_CHARS,
     dates_in,
     name_like,
+    names_own_time,
     spans_of,
     today_of,
     without_dates,
@@ -59,15 +60,41 @@ class Pools:
     """The previous exchange's values by argument or field name (`Turn.earlier`)."""
     asked: frozenset[str] = frozenset()
     """The kinds of `ENTITY_KINDS` the message asks for ("which client owns ...?")."""
+    own_time: bool = False
+    """The message says when in words no date here is ("next weekend"): the previous
+    exchange's dates are not the ones it means."""
 
     @cached_property
     def earlier_dates(self) -> tuple[str, ...]:
-        """Every date the previous exchange held, whatever its name.
+        """Every date the previous exchange held, whatever its name, unless `own_time`.
 
         After "When is Hanukkah?", "any rooms then?" checks the holiday's dates.
         """
+        if self.own_time:
+            return ()
         found = (v for kept in self.earlier.values() for v in kept)
         return _unique(v for v in found if isinstance(v, str) and ISO_DATE.fullmatch(v))
+
+    def carried_dates(self, name: str, *, required: bool = True) -> tuple[str, ...]:
+        """The dates the previous exchange offers date argument `name`.
+
+        That argument's own; else, for a required one, any date the exchange held. None
+        when the message says its own time (`own_time`). An optional date is a filter the
+        person asks for ("due before"): a date of another kind (a room's nightly rate) must
+        not narrow it.
+        """
+        own = () if self.own_time else self.earlier.get(name, ())
+        dated = tuple(v for v in own if isinstance(v, str))
+        return dated or (self.earlier_dates if required else ())
+
+    def carried_texts(self, name: str) -> tuple[str, ...]:
+        """The strings argument `name` had in the previous exchange.
+
+        Times are left out when the message says its own: "this weekend" does not answer
+        "any rooms tomorrow?".
+        """
+        earlier = (v for v in self.earlier.get(name, ()) if isinstance(v, str))
+        return tuple(v for v in earlier if not (self.own_time and names_own_time(v)))
 
 
 def pools(turn: Turn) -> Pools:
@@ -97,6 +124,7 @@ def pools(turn: Turn) -> Pools:
         {kind: _unique(found) for kind, found in entities.items()},
         turn.earlier,
         frozenset(kind for kind, pattern in _ASKED.items() if pattern.search(turn.ask)),
+        own_time=not dates and names_own_time(turn.ask),
     )
 
 
@@ -109,7 +137,7 @@ def unfillable(tool: dict[str, Any], values: Pools) -> list[str]:
     return [
         name
         for name in date_arguments(tool, required_only=True)
-        if not values.dates and not values.earlier.get(name) and not values.earlier_dates
+        if not values.dates and not values.carried_dates(name)
     ]
 
 
@@ -218,16 +246,16 @@ class _Copier:
     ) -> tuple[str, ...] | None:
         """The strings a string property may take; None to leave an optional one out.
 
-        A date is one the turn holds, else the one the same argument had in the previous
-        exchange, else any date that exchange held; a client or brand is one the message
-        mentions, else the previous exchange's unless the message asks which one; any other
-        string is a span of the message or a result's value (the previous exchange's value of
-        that name first).
+        A date is one the turn holds, else one the previous exchange offers
+        (`Pools.carried_dates`); a client or brand is one the message mentions, else the
+        previous exchange's unless the message asks which one; any other string is a span of
+        the message or a result's value (the previous exchange's value of that name first,
+        `Pools.carried_texts`).
         """
         values = self._values
-        earlier = tuple(v for v in values.earlier.get(name, ()) if isinstance(v, str))
+        earlier = values.carried_texts(name)
         if _is_date(alternatives):
-            return values.dates or earlier or values.earlier_dates
+            return values.dates or values.carried_dates(name, required=required)
         if any("pattern" in a or "format" in a for a in alternatives):
             return ()
         if name in values.entities:

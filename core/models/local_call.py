@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from core.models.local_args import Pools, date_arguments
-from core.models.local_values import nights_in
+from core.models.local_values import is_length, names_own_time, nights_in, spans_of
 
 
 def corrected(
@@ -19,7 +19,7 @@ def corrected(
 ) -> dict[str, Any]:
     """Apply every correction to the arguments the model wrote for `tool`."""
     args = distinct_dates(without_repeats(args, tool), tool, values)
-    return titled(stay_length(args, tool, nights_in(ask)))
+    return titled(stay_length(with_start(args, ask), tool, nights_in(ask)))
 
 
 def without_repeats(args: dict[str, Any], tool: dict[str, Any]) -> dict[str, Any]:
@@ -58,6 +58,22 @@ def distinct_dates(args: dict[str, Any], tool: dict[str, Any], values: Pools) ->
     if len(date_args) < 2 or len(set(taken)) == len(taken) or len(dates) < len(date_args):
         return args
     return {**args, **dict(zip(date_args, dates, strict=False))}
+
+
+def with_start(args: dict[str, Any], ask: str) -> dict[str, Any]:
+    """Give a value that is a stay's length alone the time the message starts it at.
+
+    From "is there a room free on Friday for 2 nights?" the model copied "2 nights" as the
+    date phrase: how long, but not when. The shortest span of the message holding it and
+    a time ("Friday for 2 nights") says both.
+    """
+    fixed = {}
+    for name, value in args.items():
+        if isinstance(value, str) and is_length(value):
+            whole = [s for s in spans_of(ask) if value in s and names_own_time(s)]
+            value = min(whole, key=len, default=value)
+        fixed[name] = value
+    return fixed
 
 
 def titled(args: dict[str, Any]) -> dict[str, Any]:

@@ -125,11 +125,12 @@ class LocalChatModel(BaseChatModel):
                 call, overruled = None, "the same call was already answered"
             content, own = "", True
             if call is None:
-                raw, finish = self._complete(reply_prompt(messages, turn), None, stop, usage)
-                content, own = grounded(raw.strip(), turn)
+                prompt = reply_prompt(messages, turn)
+                raw, finish = self._complete(prompt, None, stop, usage)
+                content, own = grounded(raw.strip(), turn, prompt)
         notes = {"local_overruled": overruled} if overruled else {}
         if not own:
-            notes["local_reply"] = "tool result shown"
+            notes["local_reply"] = "tool result shown" if turn.results else "no lookup made"
         message = AIMessage(
             content=content,
             tool_calls=[call] if call else [],

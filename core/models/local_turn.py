@@ -102,10 +102,18 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
 
 
 def _named_values(messages: Sequence[BaseMessage]) -> dict[str, tuple[str | int | float, ...]]:
-    """Scalar values by argument or field name: calls' arguments first, then results'."""
+    """Scalar values by argument or field name: calls' arguments first, then results'.
+
+    A call that did not go through offers nothing: its arguments were what was wrong.
+    """
     found: dict[str, list[str | int | float]] = {}
+    failed = {
+        m.tool_call_id for m in messages if isinstance(m, ToolMessage) and m.status == "error"
+    }
     calls = [c for m in messages if isinstance(m, AIMessage) for c in m.tool_calls]
     for call in calls:
+        if call.get("id") in failed:
+            continue
         for key, value in (call.get("args") or {}).items():
             _add_named(found, str(key), value)
     for message in messages:
