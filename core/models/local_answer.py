@@ -67,10 +67,11 @@ _BREVITY = "Keep your answers short."
 _WORD = re.compile(r"\w+")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _ECHO = re.compile(
-    r"tool result \(|^here is what \w+ found|\b\w+ found:\s*$", re.IGNORECASE | re.MULTILINE
+    r"\btool results?\b|^here is what \w+ found|\b\w+ found:\s*$", re.IGNORECASE | re.MULTILINE
 )
 """A result's rendering copied, from the prompt or an earlier answer ("… list_tasks found:"
-ending a line): the model's values in it are not safe."""
+ending a line), or talked about ("The tool result is resolved to: ..."): the model's values
+in it are not safe."""
 _FIGURE = re.compile(r"\d{4}-\d{2}-\d{2}|\d+\.\d+|\d{3,}")
 """A date, or an amount with decimals or three or more digits."""
 UNLOOKED = (
@@ -127,6 +128,18 @@ def reply_prompt(messages: Sequence[BaseMessage], turn: Turn) -> str:
             parts.append("Context:\n" + "\n".join(context))
         system = "\n".join(part for part in parts if part)
     return chatml([{"role": "system", "content": system}, *body])
+
+
+def asking_for(dates: Sequence[str]) -> str:
+    """The question a reply asks when the message names no date a tool needs.
+
+    `("check_in", "check_out")` → "Which dates do you mean? I need the check in and check
+    out dates."
+    """
+    words = [name.replace("_", " ").removesuffix(" date") for name in dates]
+    listed = " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+    plural = "s" if len(words) > 1 else ""
+    return f"Which date{plural} do you mean? I need the {listed} date{plural}."
 
 
 def _news(value: str, question: str) -> bool:

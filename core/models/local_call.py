@@ -51,13 +51,26 @@ def distinct_dates(args: dict[str, Any], tool: dict[str, Any], values: Pools) ->
     the model copies one date twice far more often than it swaps two. When the call's date
     arguments hold a value twice and the turn (else the exchange before) has a date for
     each, they take those dates in the order given (the order its arguments are declared in).
+    With one date for a required start and end, the stay is that day's one night.
     """
     dates = values.dates or values.earlier_dates
     date_args = [name for name in date_arguments(tool) if name in args]
     taken = [args[name] for name in date_args]
-    if len(date_args) < 2 or len(set(taken)) == len(taken) or len(dates) < len(date_args):
+    if len(date_args) < 2 or len(set(taken)) == len(taken):
         return args
-    return {**args, **dict(zip(date_args, dates, strict=False))}
+    if len(dates) >= len(date_args):
+        return {**args, **dict(zip(date_args, dates, strict=False))}
+    required = date_arguments(tool, required_only=True)
+    if len(dates) == 1 and len(date_args) == 2 and date_args == required:
+        # One day for a required start and end ("any rooms then?" after Christmas Day):
+        # a single day is one night, ending the next morning.
+        start, end = date_args
+        try:
+            after = date.fromisoformat(dates[0]) + timedelta(days=1)
+        except ValueError:
+            return args
+        return {**args, start: dates[0], end: after.isoformat()}
+    return args
 
 
 def with_start(args: dict[str, Any], ask: str) -> dict[str, Any]:

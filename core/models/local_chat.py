@@ -20,7 +20,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
-from core.models.local_answer import args_prompt, grounded, reply_prompt
+from core.models.local_answer import args_prompt, asking_for, grounded, reply_prompt
 from core.models.local_args import Pools, call_grammar, pools
 from core.models.local_call import corrected
 from core.models.local_decide import Decider
@@ -124,12 +124,16 @@ class LocalChatModel(BaseChatModel):
                 # The same call would return the result this turn already has.
                 call, overruled = None, "the same call was already answered"
             content, own = "", True
-            if call is None:
+            if decision.lacking:
+                content, own = asking_for(decision.lacking), False
+            elif call is None:
                 prompt = reply_prompt(messages, turn)
                 raw, finish = self._complete(prompt, None, stop, usage)
                 content, own = grounded(raw.strip(), turn, prompt)
         notes = {"local_overruled": overruled} if overruled else {}
-        if not own:
+        if decision.lacking:
+            notes["local_reply"] = "asked for the dates"
+        elif not own:
             notes["local_reply"] = "tool result shown" if turn.results else "no lookup made"
         message = AIMessage(
             content=content,

@@ -80,6 +80,9 @@ class Decision:
     candidates: tuple[Candidate, ...]
     input_tokens: int = 0
     """Tokens the scoring read (each scored prefix and message counted in full)."""
+    lacking: tuple[str, ...] = ()
+    """The dates the best-ranked tool needs and the message does not give: the reply asks
+    for them."""
 
     def trace(self) -> list[dict[str, Any]]:
         """The candidates as plain data, for `response_metadata["local_decision"]`."""
@@ -145,6 +148,12 @@ class Decider:
             for name, args in missing.items()
             if args
         ]
+        lacking = missing[tools[0]["function"]["name"]]
+        if reply_allowed and lacking and not turn.answered and not values.own_time:
+            # The message is about the best-ranked tool but says no date, nor a time in
+            # words another tool could read: a tool ranked below it is no answer.
+            asked = Candidate(REPLY, 0.0, f"ask for {', '.join(lacking)}")
+            return Decision(None, (asked, *ruled_out), lacking=tuple(lacking))
         if reply_allowed:
             tools = [tool for tool in tools if not missing[tool["function"]["name"]]]
         if not tools:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from core.models.local_answer import UNLOOKED, grounded
+from core.models.local_answer import UNLOOKED, asking_for, grounded
 from core.models.local_args import call_grammar, pools, unfillable
 from core.models.local_call import distinct_dates, titled, with_start, without_repeats
 from core.models.local_turn import read_turn
@@ -260,7 +260,9 @@ def test_a_reply_that_copies_the_result_with_changed_values_is_replaced() -> Non
 
     copied = "tool result (list_tasks):\ntitle: Refresh Garlic Press main images\ndue: 2026-12-04"
     changed = "Refresh Garlic Press main images is due 2026-12-31."
-    for reply in (copied, changed):
+    # Seen with the local model: the result's fields retold as "the tool result".
+    retold = "The tool result is resolved to:\n- title: Refresh Garlic Press main images"
+    for reply in (copied, changed, retold):
         shown, own = grounded(reply, turn, "")
         assert not own and "due_date: 2026-12-04 (Friday, December 4)" in shown, reply
 
@@ -382,6 +384,33 @@ def test_a_follow_up_takes_any_date_the_previous_exchange_held() -> None:
         "check_in": "2026-12-05",
         "check_out": "2026-12-12",
     }
+
+
+def test_a_one_day_answer_gives_a_one_night_stay() -> None:
+    call = {"name": "resolve_holiday", "args": {"holiday_name": "Christmas"}, "id": "c1"}
+    holiday = {"holiday": "Christmas Day", "start": "2026-12-25", "end": "2026-12-25"}
+    turn = read_turn(
+        [
+            SYSTEM,
+            HumanMessage("when is Christmas?"),
+            AIMessage("", tool_calls=[call]),
+            ToolMessage(json.dumps(holiday), tool_call_id="c1"),
+            AIMessage("December 25."),
+            HumanMessage("any rooms for 3 guests then?"),
+        ]
+    )
+    rooms = {"function": {"name": "get_availability", "parameters": ROOMS_PARAMETERS}}
+    repeated = {"check_in": "2026-12-25", "check_out": "2026-12-25", "guests": 3}
+
+    assert distinct_dates(repeated, rooms, pools(turn)) == {
+        "check_in": "2026-12-25",
+        "check_out": "2026-12-26",
+        "guests": 3,
+    }
+    # Not for optional dates (a filter may well start and end on one day).
+    optional = {"function": {"name": "x", "parameters": {**ROOMS_PARAMETERS, "required": []}}}
+    same_day = {"check_in": "2026-12-25", "check_out": "2026-12-25"}
+    assert distinct_dates(same_day, optional, pools(turn)) == same_day
 
 
 def test_a_message_that_says_its_own_time_takes_no_earlier_date() -> None:
@@ -532,3 +561,10 @@ def test_a_stays_length_copied_alone_takes_the_time_it_starts_at() -> None:
     # Nothing says when: the length stays as written (the tool says what it lacks).
     assert with_start({"hint": "2 nights"}, "a room for 2 nights") == {"hint": "2 nights"}
     assert with_start({"hint": "Friday", "guests": 2}, ask) == {"hint": "Friday", "guests": 2}
+
+
+def test_the_question_for_missing_dates_names_them() -> None:
+    assert asking_for(["check_in", "check_out"]) == (
+        "Which dates do you mean? I need the check in and check out dates."
+    )
+    assert asking_for(["due_date"]) == "Which date do you mean? I need the due date."

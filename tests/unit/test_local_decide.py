@@ -218,6 +218,31 @@ def test_a_tool_whose_required_date_nothing_gives_is_ruled_out() -> None:
     assert forced.tool is booking  # a required call is still made
 
 
+def test_when_the_best_tool_lacks_dates_the_message_does_not_name_the_reply_asks() -> None:
+    dated = {"type": "string", "format": "date"}
+    rooms = tool("get_availability", "Check which rooms are free.")
+    rooms["function"]["parameters"] = {
+        "type": "object",
+        "properties": {"check_in": dated, "check_out": dated},
+        "required": ["check_in", "check_out"],
+    }
+    plan = tool("create_plan", "Plan a multi-step objective.", ("objective",))
+    scorer = ScriptedScorer({SMALL_TALK[0]: -30.0})
+
+    # Seen with the local model: ranked second, the planner got "any rooms for 3 guests?".
+    asked = Decider(scorer).decide(
+        read_turn(first_call("any rooms for 3 guests?")), [rooms, plan, DATES], None
+    )
+    # A time in words: the date-hint tool below it reads it.
+    timed = Decider(scorer).decide(
+        read_turn(first_call("any rooms tomorrow?")), [rooms, DATES, plan], None
+    )
+
+    assert asked.tool is None and asked.lacking == ("check_in", "check_out")
+    assert asked.trace()[0] == {"name": REPLY, "score": 0.0, "why": "ask for check_in, check_out"}
+    assert timed.tool is DATES and timed.lacking == ()
+
+
 def test_a_required_call_among_unranked_tools_goes_by_likelihood_past_the_default() -> None:
     meanings = [
         tool("unrelated", "The reply is about something else."),
