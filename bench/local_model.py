@@ -4,7 +4,10 @@ Each ask runs as one turn through the runner (the whole graph: preselection, the
 model, tools, verify) in a fresh thread on a seeded demo workspace in SQLite, with a fixed
 "today" so the facts do not move. A turn is right when its first tool call is the expected
 tool (or, for small talk, when it calls none), and it holds the fact when the answer (or the
-waiting proposal) contains one of the expected strings.
+waiting proposal) contains one of the expected strings. Then one conversation runs in a
+single thread, each ask following the last, as a person talks in Slack: follow-ups that
+lean on the previous answer ("any rooms then?") and asks that must not ("next weekend"
+after a task due December 4).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ TODAY = "2026-11-24"
 TARGET_RIGHT = 10
 TARGET_MEDIAN_S = 6.0
 TARGET_P95_S = 15.0
+TARGET_CONVERSATION_RIGHT = 9
+"""Of the conversation's 12 asks, both the right tool and the fact."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,23 @@ ASKS = (
     Ask("thanks!", None, ()),
 )
 
+CONVERSATION = (
+    Ask("When is Hanukkah this year?", "resolve_holiday", ("2026-12-05", "December 5")),
+    Ask("what's still open for Thorinox?", "list_tasks", ("Refresh Garlic Press main images",)),
+    # The task is due 2026-12-04: the stay must come from "next weekend", not from it.
+    Ask("Do we have a room free next weekend?", "resolve_date_hint", ("2026-12-06",)),
+    Ask("any rooms for 3 guests then?", "get_availability", ("2026-12-06",)),
+    Ask("When is Christmas?", "resolve_holiday", ("2026-12-25", "December 25")),
+    Ask("any rooms then?", "get_availability", ("2026-12-26",)),
+    Ask("and tomorrow?", "resolve_date_hint", ("2026-11-25",)),
+    Ask("Which client owns the Garlic Press brand?", "resolve_brand", ("Thorinox", "Distex")),
+    Ask("the Thorinox one", "resolve_brand", ("Thorinox",)),
+    # Nothing before it gives a date: the reply asks for the dates rather than booking.
+    Ask("book a room for Dana Levi", None, ("Which dates",)),
+    Ask("thanks!", None, ()),
+)
+"""One thread, in order. A follow-up's fact is a date only the right reading of it gives."""
+
 
 @dataclass
 class Turn:
@@ -119,6 +141,7 @@ class LocalModelResult:
 
     load_s: float
     turns: list[Turn] = field(default_factory=list)
+    conversation: list[Turn] = field(default_factory=list)
 
 
 def run(say: Say = print) -> LocalModelResult:
@@ -138,9 +161,18 @@ async def _run(say: Say) -> LocalModelResult:
             for number, ask in enumerate(ASKS):
                 turn = await _turn(runner, ask, f"bench-local-{number}")
                 result.turns.append(turn)
-                mark = "ok" if turn.right_tool else "WRONG TOOL"
-                say(f"  {turn.seconds:5.1f} s  {mark:<10} {ask.text!r} → {turn.tools}")
+                _say_turn(say, turn)
+            say("  one conversation:")
+            for ask in CONVERSATION:
+                turn = await _turn(runner, ask, "bench-local-conversation")
+                result.conversation.append(turn)
+                _say_turn(say, turn)
     return result
+
+
+def _say_turn(say: Say, turn: Turn) -> None:
+    mark = "ok" if turn.right_tool else "WRONG TOOL"
+    say(f"  {turn.seconds:5.1f} s  {mark:<10} {turn.ask.text!r} → {turn.tools}")
 
 
 async def _turn(runner: Runner, ask: Ask, thread_id: str) -> Turn:
@@ -200,7 +232,34 @@ def render(result: LocalModelResult) -> list[str]:
         "",
         "Result: " + "; ".join(verdicts) + ".",
     ]
-    return lines
+    return lines + _render_conversation(result.conversation)
+
+
+def _render_conversation(turns: list[Turn]) -> list[str]:
+    """The conversation's table: its asks in order, in one thread."""
+    if not turns:
+        return []
+    both = sum(t.right_tool and t.has_fact for t in turns)
+    lines = [
+        "",
+        f"One conversation, in one thread, in this order. A follow-up's fact is a date only "
+        f"the right reading of it gives (the stay from next weekend's dates, not from a task "
+        f"due December 4; one night on Christmas Day). Target: right tool and fact on "
+        f"≥ {TARGET_CONVERSATION_RIGHT} of {len(turns)}.",
+        "",
+        "| # | ask | expected | called | right | fact | s | status |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for number, t in enumerate(turns, start=1):
+        lines.append(
+            f"| {number} | {t.ask.text} | {t.ask.tool or '(reply)'} "
+            f"| {', '.join(t.tools) or '-'} | {'yes' if t.right_tool else 'no'} "
+            f"| {'yes' if t.has_fact else 'no'} | {t.seconds:.1f} | {t.status} |"
+        )
+    verdict = _verdict(
+        both >= TARGET_CONVERSATION_RIGHT, f"right tool and fact {both}/{len(turns)}"
+    )
+    return [*lines, "", f"Result: {verdict}."]
 
 
 def _verdict(met: bool, figure: str) -> str:
