@@ -30,7 +30,7 @@ TARGET_RIGHT = 10
 TARGET_MEDIAN_S = 6.0
 TARGET_P95_S = 15.0
 TARGET_CONVERSATION_RIGHT = 9
-"""Of the conversation's 12 asks, both the right tool and the fact."""
+"""Of the conversation's 11 asks, both the right tool and the fact."""
 
 
 @dataclass(frozen=True)

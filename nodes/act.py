@@ -32,6 +32,7 @@ from core.models import ModelResolver
 from core.models.openai import unavailable_reason
 from core.run_context import RunContext
 from core.state import ActUpdate, AgentState
+from core.time_phrases import names_a_time
 from history import compaction, pipeline
 from history.turn import turn_start
 from prompts import replies, system
@@ -41,6 +42,8 @@ from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W_]+")
+FOLLOW_UP_WORDS = 4
+"""At most this many words make a follow-up that changes only when ("what about next weekend?")."""
 
 
 class Act:
@@ -129,6 +132,7 @@ class Act:
         asked = _asked_which(messages[:start], opening)
         if asked:
             keep.insert(0, asked)
+        keep += _time_follow_up(messages[:start], opening, self._registry)
         pending = state.get("pending")
         if pending:
             keep += [proposal["tool"] for proposal in pending["proposals"]]
@@ -267,6 +271,32 @@ def _asked_which(earlier: Sequence[BaseMessage], opening: str) -> str:
                 answers = "?" not in opening or _tells_apart(data.get("candidates"), opening)
                 return (message.name or "") if answers else ""
     return ""
+
+
+def _time_follow_up(
+    earlier: Sequence[BaseMessage], opening: str, registry: ToolRegistry
+) -> list[str]:
+    """The tools of a follow-up that changes only when: "and tomorrow?" after a room search.
+
+    In a few words it names nothing the ranking could match but the time. It asks the
+    previous exchange's dated lookup again, for the dates the date reader makes of the
+    time; a change (a booking) is not repeated on such a hint.
+    """
+    reader = registry.providing("date_reader")
+    if reader is None or len(opening.split()) > FOLLOW_UP_WORDS or not names_a_time(opening):
+        return []
+    called: list[str] = []
+    for message in reversed(earlier):
+        if isinstance(message, HumanMessage):
+            break
+        if isinstance(message, AIMessage):
+            called += [call.name for call in calls_of(message)]
+    dated = [
+        name
+        for name in dict.fromkeys(reversed(called))
+        if (tool := registry.get(name)) is not None and tool.takes_dates and tool.read_only
+    ]
+    return [reader.name, *dated] if dated else []
 
 
 def _tells_apart(candidates: object, text: str) -> bool:

@@ -98,6 +98,7 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
 @declare(
     pack="calendar",
     kind="read_only",
+    provides=["date_reader"],
     asks=(
         "what dates are next weekend",
         "Do we have a room free next weekend?",

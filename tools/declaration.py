@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Literal, get_type_hints
+from typing import Any, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
@@ -15,9 +15,10 @@ from core.db.engine import Database
 from core.run_context import ROLES, RunContext
 from core.state import Source
 
-Capability = Literal["memory_writer", "result_loader"]
+Capability = Literal["memory_writer", "result_loader", "date_reader"]
 """A job the graph gives a tool: `memory_writer` stores durable notes during compaction;
-`result_loader` brings back a tool result the history shows only as a summary."""
+`result_loader` brings back a tool result the history shows only as a summary;
+`date_reader` turns a time said in words ("tomorrow") into dates."""
 ToolKind = Literal["read_only", "mutating", "delegate"]
 """`delegate`: a meta tool the graph carries out itself (create_plan runs the planner)."""
 
@@ -99,6 +100,14 @@ class Tool:
     def mutating(self) -> bool:
         """Whether the tool changes data (and so waits for a person's decision)."""
         return self.kind == "mutating"
+
+    @property
+    def takes_dates(self) -> bool:
+        """Whether an argument is a date (`datetime.date`, possibly optional)."""
+        return any(
+            date in (field.annotation, *get_args(field.annotation))
+            for field in self.args_schema.model_fields.values()
+        )
 
     def openai_schema(self) -> dict[str, Any]:
         """Return the function definition the chat model is bound with."""

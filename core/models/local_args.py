@@ -25,11 +25,11 @@ from core.models.local_values import (
     MAX_VALUE_CHARS,
     dates_in,
     name_like,
-    names_own_time,
     spans_of,
     today_of,
     without_dates,
 )
+from core.time_phrases import names_a_time
 
 _NUMBER_TEXT = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?![\w-])")
 ENTITY_KINDS = ("client", "brand")
@@ -94,7 +94,7 @@ class Pools:
         "any rooms tomorrow?".
         """
         earlier = (v for v in self.earlier.get(name, ()) if isinstance(v, str))
-        return tuple(v for v in earlier if not (self.own_time and names_own_time(v)))
+        return tuple(v for v in earlier if not (self.own_time and names_a_time(v)))
 
 
 def pools(turn: Turn) -> Pools:
@@ -124,7 +124,7 @@ def pools(turn: Turn) -> Pools:
         {kind: _unique(found) for kind, found in entities.items()},
         turn.earlier,
         frozenset(kind for kind, pattern in _ASKED.items() if pattern.search(turn.ask)),
-        own_time=not dates and names_own_time(turn.ask),
+        own_time=not dates and names_a_time(turn.ask),
     )
 
 

@@ -11,7 +11,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from core.models.local_args import Pools, date_arguments
-from core.models.local_values import is_length, names_own_time, nights_in, spans_of
+from core.models.local_values import is_length, nights_in, spans_of
+from core.time_phrases import names_a_time
 
 
 def corrected(
@@ -83,7 +84,7 @@ def with_start(args: dict[str, Any], ask: str) -> dict[str, Any]:
     fixed = {}
     for name, value in args.items():
         if isinstance(value, str) and is_length(value):
-            whole = [s for s in spans_of(ask) if value in s and names_own_time(s)]
+            whole = [s for s in spans_of(ask) if value in s and names_a_time(s)]
             value = min(whole, key=len, default=value)
         fixed[name] = value
     return fixed

@@ -25,6 +25,7 @@ from core.models.local_args import Pools, date_arguments, pools, unfillable
 from core.models.local_prompt import summary_line
 from core.models.local_turn import Turn
 from core.models.local_values import ISO_DATE
+from core.time_phrases import names_a_time
 
 REPLY = "reply"
 ASK_WORDS = 12
@@ -44,6 +45,8 @@ DEFAULT_GAP = 1.0
 """Nats by which a tool other than the first must win a required call among unranked tools:
 "thank you" after a proposed change is about as likely under "go ahead" as under "something
 else", and must not approve it."""
+FOLLOW_UP_WORDS = 4
+"""At most this many words make a follow-up that changes only when."""
 MAX_CLAUSES = 3
 _CLAUSE = re.compile(r"[.!?;,:]+|\band\b", re.IGNORECASE)
 CHAIN_PRIOR = 3.0
@@ -265,6 +268,10 @@ class Decider:
                 # Everything it needs was in the message: not a next step the results opened.
                 candidates.append(Candidate(name, None, "the message already held its arguments"))
                 continue
+            if name in turn.earlier_called and _changes_only_when(turn.ask):
+                why = "chain: results hold its arguments; the previous exchange asked it"
+                candidates.append(Candidate(name, CHAIN_PRIOR, why))
+                continue
             edge = self._purpose(turn, tool) - self._purpose(turn, last)
             candidates.append(
                 Candidate(
@@ -290,6 +297,15 @@ class Decider:
         prefix_tokens, tokens = scorer.tokens(prefix), scorer.tokens(continuation)
         self._read += len(prefix_tokens) + len(tokens)
         return scorer.loglik(prefix_tokens, tokens)
+
+
+def _changes_only_when(message: str) -> bool:
+    """A follow-up of a few words that says a time ("and tomorrow?", "what about friday?").
+
+    It asks what the previous exchange asked, for another time; alone, its words read as a
+    date question and would keep the date reading's result for the answer.
+    """
+    return len(message.split()) <= FOLLOW_UP_WORDS and names_a_time(message)
 
 
 def _said(value: Any, message: str) -> bool:

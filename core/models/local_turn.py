@@ -50,6 +50,8 @@ class Turn:
     earlier: dict[str, tuple[str | int | float, ...]] = field(default_factory=dict)
     """The previous exchange's values by name: its calls' arguments, then its results'
     fields at any depth. A follow-up ("book it for Dana Levi") refers to them."""
+    earlier_called: tuple[str, ...] = ()
+    """Tools the previous exchange called, in order, each once."""
 
     @property
     def answered(self) -> bool:
@@ -97,8 +99,17 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
     before = max(
         (i for i, m in enumerate(messages[:start]) if isinstance(m, HumanMessage)), default=-1
     )
-    earlier = _named_values(messages[before + 1 : start]) if start > 0 else {}
-    return Turn(system, ask, tuple(called), tuple(results), max(start, 0), earlier)
+    exchange = messages[before + 1 : start] if start > 0 else []
+    earlier_called = (c["name"] for m in exchange if isinstance(m, AIMessage) for c in m.tool_calls)
+    return Turn(
+        system,
+        ask,
+        tuple(called),
+        tuple(results),
+        max(start, 0),
+        _named_values(exchange),
+        tuple(dict.fromkeys(earlier_called)),
+    )
 
 
 def _named_values(messages: Sequence[BaseMessage]) -> dict[str, tuple[str | int | float, ...]]:

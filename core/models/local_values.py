@@ -29,13 +29,6 @@ _FUNCTION_WORDS = STOPWORDS | frozenset(
 """Words that name nothing alone: the workspace search's stopwords and a few more."""
 _COUNTS = ("one", "two", "three", "four", "five", "six", "seven")
 _NIGHTS = re.compile(rf"\b(\d{{1,2}}|{'|'.join(_COUNTS)})\s+nights?\b", re.IGNORECASE)
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_OWN_TIME = re.compile(
-    rf"\b(?:today|tonight|tomorrow|weekend|fortnight|(?:this|next) week|{'|'.join(_WEEKDAYS)}"
-    r"|in \d+ (?:days?|weeks?)|\d{1,2}/\d{1,2})\b",
-    re.IGNORECASE,
-)
-"""Times a message names that are no date written out: the date-hint tool reads them."""
 
 
 def dates_in(text: str, today: date | None) -> list[str]:
@@ -87,15 +80,6 @@ def _named_dates(text: str, today: date | None) -> list[str]:
         except ValueError:
             continue  # "February 30"
     return found
-
-
-def names_own_time(text: str) -> bool:
-    """Whether `text` says when in words only a date-hint reading turns into dates.
-
-    "Do we have a room free next weekend?" after an exchange about a task due December 4
-    is about next weekend, not December 4.
-    """
-    return _OWN_TIME.search(text) is not None
 
 
 def is_length(text: str) -> bool:

@@ -192,3 +192,52 @@ async def test_the_result_loader_is_offered_last_and_only_beside_a_stored_result
     # A later ask is offered its own tool first, the loader still last.
     assert holiday[0] == "resolve_holiday" and holiday[-1] == "load_prior_skill_result"
     assert "load_prior_skill_result" not in elsewhere  # no stored result in this thread
+
+
+@pytest.mark.parametrize(
+    ("first", "call", "follow_up", "offered_first"),
+    [
+        # A room search, then only a new time: the date reader, then the search again.
+        (
+            "any rooms next weekend?",
+            {
+                "name": "get_availability",
+                "args": {"check_in": "2026-12-04", "check_out": "2026-12-06"},
+            },
+            "and tomorrow?",
+            ["resolve_date_hint", "get_availability"],
+        ),
+        # A holiday lookup takes no dates: nothing is carried.
+        ("When is Hanukkah this year?", HOLIDAY_CALL["tool_calls"][0], "and tomorrow?", None),
+        # A question of its own is ranked as it is.
+        (
+            "any rooms next weekend?",
+            {
+                "name": "get_availability",
+                "args": {"check_in": "2026-12-04", "check_out": "2026-12-06"},
+            },
+            "which client owns the Garlic Press brand tomorrow?",
+            None,
+        ),
+    ],
+)
+async def test_a_follow_up_that_changes_only_when_is_offered_the_date_reader_and_the_lookup(
+    first: str,
+    call: dict[str, Any],
+    follow_up: str,
+    offered_first: list[str] | None,
+    open_runner,
+    write_script,
+    tmp_path: Path,
+    workspace_url,
+) -> None:
+    transcript = tmp_path / "requests.jsonl"
+    spec = write_script([{"tool_calls": [call]}, {"content": "Here."}, {"content": "Sure."}])
+    async with on_budget_three(open_runner, spec, transcript, workspace_url) as runner:
+        await runner.run_turn(TurnRequest("t1", "U1", first, today="2026-11-24"))
+        await runner.run_turn(TurnRequest("t1", "U1", follow_up, today="2026-11-24"))
+    *_, offer = offered(transcript)
+    if offered_first is None:
+        assert offer[:2] != ["resolve_date_hint", "get_availability"]
+    else:
+        assert offer[:2] == offered_first

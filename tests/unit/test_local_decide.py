@@ -152,6 +152,32 @@ def test_after_a_result_a_reply_wins_unless_a_chain_opens() -> None:
     assert chained.tool is ROOMS
 
 
+def test_a_follow_up_that_changes_only_when_chains_to_what_the_previous_exchange_asked() -> None:
+    rooms_call = {"name": "get_availability", "args": {"check_in": "2026-12-04"}, "id": "c0"}
+    stay = {"check_in": "2026-11-25", "check_out": "2026-11-26"}
+
+    def after_rooms(ask: str) -> Any:
+        return [
+            SystemMessage("You are agentloop."),
+            HumanMessage("any rooms next weekend?"),
+            AIMessage("", tool_calls=[rooms_call]),
+            ToolMessage(json.dumps({"rooms": []}), tool_call_id="c0"),
+            AIMessage("Two rooms are free."),
+            *after(ask, "resolve_date_hint", {"hint": "tomorrow"}, stay)[1:],
+        ]
+
+    # Alone, the words read as a date question: resolve_date_hint explains them far better.
+    scorer = ScriptedScorer({"Turn a date phrase": -2.0, "Check which rooms": -9.0})
+    follow_up = read_turn(after_rooms("and tomorrow?"))
+    new_question = read_turn(after_rooms("what dates are tomorrow and the day after?"))
+
+    assert follow_up.earlier_called == ("get_availability",)
+    chained = Decider(scorer).decide(follow_up, [DATES, ROOMS], None)
+    assert chained.tool is ROOMS
+    assert chained.trace()[1]["why"].endswith("the previous exchange asked it")
+    assert Decider(scorer).decide(new_question, [DATES, ROOMS], None).tool is None
+
+
 def test_no_chain_to_a_tool_the_message_could_already_fill_or_that_needs_nothing() -> None:
     messages = after(
         "rooms from 2026-12-04 to 2026-12-06?",

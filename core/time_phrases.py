@@ -1,0 +1,26 @@
+"""Whether a message says when in words ("next weekend", "tomorrow", "Friday", "12/24").
+
+These are the phrases no date written out stands for: a date-hint reading turns them into
+dates. The graph offers that reading for a follow-up that changes only when; the local
+model does not fill a date argument from an earlier exchange when the message says its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_TIME = re.compile(
+    rf"\b(?:today|tonight|tomorrow|weekend|fortnight|(?:this|next) week|{'|'.join(_WEEKDAYS)}"
+    r"|in \d+ (?:days?|weeks?)|\d{1,2}/\d{1,2})\b",
+    re.IGNORECASE,
+)
+
+
+def names_a_time(text: str) -> bool:
+    """Whether `text` says when in words only a date-hint reading turns into dates.
+
+    "Do we have a room free next weekend?" after an exchange about a task due December 4
+    is about next weekend, not December 4.
+    """
+    return _TIME.search(text) is not None
