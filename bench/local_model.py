@@ -30,7 +30,7 @@ TARGET_RIGHT = 10
 TARGET_MEDIAN_S = 6.0
 TARGET_P95_S = 15.0
 TARGET_CONVERSATION_RIGHT = 9
-"""Of the conversation's 11 asks, both the right tool and the fact."""
+"""Of the conversation's 12 asks, both the right tool and the fact."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,7 @@ CONVERSATION = (
     Ask("When is Christmas?", "resolve_holiday", ("2026-12-25", "December 25")),
     Ask("any rooms then?", "get_availability", ("2026-12-26",)),
     Ask("and tomorrow?", "resolve_date_hint", ("2026-11-25",)),
+    Ask("what about friday?", "resolve_date_hint", ("2026-11-27",)),
     Ask("Which client owns the Garlic Press brand?", "resolve_brand", ("Thorinox", "Distex")),
     Ask("the Thorinox one", "resolve_brand", ("Thorinox",)),
     # Nothing before it gives a date: the reply asks for the dates rather than booking.

@@ -60,6 +60,8 @@ class Pools:
     """The previous exchange's values by argument or field name (`Turn.earlier`)."""
     asked: frozenset[str] = frozenset()
     """The kinds of `ENTITY_KINDS` the message asks for ("which client owns ...?")."""
+    said_numbers: tuple[str, ...] = ()
+    """The numbers the message itself holds (`numbers` adds the tool results')."""
     own_time: bool = False
     """The message says when in words no date here is ("next weekend"): the previous
     exchange's dates are not the ones it means."""
@@ -104,9 +106,8 @@ def pools(turn: Turn) -> Pools:
     results = [s[:MAX_VALUE_CHARS] for s in strings if s.strip()]
     spans = spans_of(turn.ask)
     names = [s for s in spans if name_like(s, turn.ask)]
-    numbers = _NUMBER_TEXT.findall(without_dates(turn.ask)) + [
-        json.dumps(leaf) for leaf in leaves if isinstance(leaf, int | float)
-    ]
+    said = _NUMBER_TEXT.findall(without_dates(turn.ask))
+    numbers = said + [json.dumps(leaf) for leaf in leaves if isinstance(leaf, int | float)]
     dates = dates_in(turn.ask, today_of(turn.system))
     dates += [s for s in strings if ISO_DATE.fullmatch(s)]
     text = " ".join([turn.ask, *strings]).casefold()
@@ -125,6 +126,7 @@ def pools(turn: Turn) -> Pools:
         turn.earlier,
         frozenset(kind for kind, pattern in _ASKED.items() if pattern.search(turn.ask)),
         own_time=not dates and names_a_time(turn.ask),
+        said_numbers=_unique(said),
     )
 
 
@@ -227,7 +229,10 @@ class _Copier:
             literals = tuple(json.dumps(t, ensure_ascii=False) for t in texts)
         elif kinds and kinds <= {"integer", "number"}:
             before = [json.dumps(v) for v in earlier if isinstance(v, int | float)]
-            numbers = _unique([*values.numbers, *before])
+            # An optional number is a choice the person makes ("for 3 guests"): a result's
+            # count of something else ("nights": 1) does not make it.
+            given = values.numbers if required else values.said_numbers
+            numbers = _unique([*given, *before])
             literals = tuple(
                 n
                 for n in numbers

@@ -167,7 +167,11 @@ class Decider:
             candidates = self._unranked(turn, tools)
         else:
             candidates = self._ranked(turn, tools[:2], scores or {})
-            if reply_allowed:
+            offered = {tool["function"]["name"] for tool in tools}
+            if reply_allowed and _asks_again(turn, offered):
+                # "what about friday?" reads as small talk as much as "see you friday!".
+                candidates.insert(0, Candidate(REPLY, None, "asks the previous lookup again"))
+            elif reply_allowed:
                 candidates.insert(0, self._small_talk(turn))
         candidates += ruled_out if reply_allowed else []
         scored = [c for c in candidates if c.score is not None]
@@ -306,6 +310,15 @@ def _changes_only_when(message: str) -> bool:
     date question and would keep the date reading's result for the answer.
     """
     return len(message.split()) <= FOLLOW_UP_WORDS and names_a_time(message)
+
+
+def _asks_again(turn: Turn, offered: set[str]) -> bool:
+    """A question that changes only when, with the previous exchange's tool offered again."""
+    return (
+        "?" in turn.ask
+        and _changes_only_when(turn.ask)
+        and any(name in offered for name in turn.earlier_called)
+    )
 
 
 def _said(value: Any, message: str) -> bool:

@@ -568,3 +568,17 @@ def test_the_question_for_missing_dates_names_them() -> None:
         "Which dates do you mean? I need the check in and check out dates."
     )
     assert asking_for(["due_date"]) == "Which date do you mean? I need the due date."
+
+
+def test_an_optional_number_takes_the_messages_not_a_results_count_of_something_else() -> None:
+    pytest.importorskip("llama_cpp")
+    rooms = {"function": {"name": "get_availability", "parameters": ROOMS_PARAMETERS}}
+    stay = {"check_in": "2026-11-27", "check_out": "2026-11-28", "nights": 1}
+
+    chained = pools(turn_of("what about friday?", ("resolve_date_hint", stay)))
+    asked = pools(turn_of("what about friday for 3 guests?", ("resolve_date_hint", stay)))
+
+    assert "1" in chained.numbers and chained.said_numbers == ()
+    assert "guests" not in call_grammar(rooms, chained)._grammar  # the default applies
+    grammar = call_grammar(rooms, asked)._grammar
+    assert "guests" in grammar and '"3"' in grammar

@@ -178,6 +178,37 @@ def test_a_follow_up_that_changes_only_when_chains_to_what_the_previous_exchange
     assert Decider(scorer).decide(new_question, [DATES, ROOMS], None).tool is None
 
 
+def test_a_question_that_changes_only_when_is_no_small_talk_after_a_lookup() -> None:
+    rooms_call = {"name": "get_availability", "args": {"check_in": "2026-12-04"}, "id": "c0"}
+
+    def after_rooms(ask: str) -> Any:
+        return read_turn(
+            [
+                SystemMessage("You are agentloop."),
+                HumanMessage("any rooms next weekend?"),
+                AIMessage("", tool_calls=[rooms_call]),
+                ToolMessage(json.dumps({"rooms": []}), tool_call_id="c0"),
+                AIMessage("Two rooms are free."),
+                HumanMessage(ask),
+            ]
+        )
+
+    # Measured: "what about friday?" scores +1.98 as small talk, "see you tomorrow!" +1.85.
+    scorer = ScriptedScorer({SMALL_TALK[0]: -1.0, REQUESTS[0]: -3.0})
+
+    question = Decider(scorer).decide(after_rooms("what about friday?"), [DATES, ROOMS], None)
+    farewell = Decider(scorer).decide(after_rooms("see you friday!"), [DATES, ROOMS], None)
+    unrelated = Decider(scorer).decide(after_rooms("what about friday?"), [DATES, HOLIDAY], None)
+
+    assert question.tool is DATES
+    assert question.trace()[0] == {
+        "name": REPLY,
+        "score": None,
+        "why": "asks the previous lookup again",
+    }
+    assert farewell.tool is None and unrelated.tool is None
+
+
 def test_no_chain_to_a_tool_the_message_could_already_fill_or_that_needs_nothing() -> None:
     messages = after(
         "rooms from 2026-12-04 to 2026-12-06?",
