@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+FOLLOW_UP_WORDS = 4
+"""At most this many words make a follow-up ("the Distex one", "what about next weekend?")."""
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _TIME = re.compile(
     rf"\b(?:today|tonight|tomorrow|weekend|fortnight|(?:this|next) week|{'|'.join(_WEEKDAYS)}"
@@ -24,3 +26,11 @@ def names_a_time(text: str) -> bool:
     is about next weekend, not December 4.
     """
     return _TIME.search(text) is not None
+
+
+def changes_only_when(message: str) -> bool:
+    """A follow-up of a few words that says a time ("and tomorrow?", "what about friday?").
+
+    It asks what the previous exchange asked, for another time.
+    """
+    return len(message.split()) <= FOLLOW_UP_WORDS and names_a_time(message)

@@ -32,7 +32,7 @@ from core.models import ModelResolver
 from core.models.openai import unavailable_reason
 from core.run_context import RunContext
 from core.state import ActUpdate, AgentState
-from core.time_phrases import names_a_time
+from core.time_phrases import changes_only_when
 from history import compaction, pipeline
 from history.turn import turn_start
 from prompts import replies, system
@@ -42,8 +42,6 @@ from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W_]+")
-FOLLOW_UP_WORDS = 4
-"""At most this many words make a follow-up that changes only when ("what about next weekend?")."""
 
 
 class Act:
@@ -283,7 +281,7 @@ def _time_follow_up(
     time; a change (a booking) is not repeated on such a hint.
     """
     reader = registry.providing("date_reader")
-    if reader is None or len(opening.split()) > FOLLOW_UP_WORDS or not names_a_time(opening):
+    if reader is None or not changes_only_when(opening):
         return []
     called: list[str] = []
     for message in reversed(earlier):

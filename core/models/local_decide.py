@@ -25,7 +25,7 @@ from core.models.local_args import Pools, date_arguments, pools, unfillable
 from core.models.local_prompt import summary_line
 from core.models.local_turn import Turn
 from core.models.local_values import ISO_DATE
-from core.time_phrases import names_a_time
+from core.time_phrases import FOLLOW_UP_WORDS, changes_only_when
 
 REPLY = "reply"
 ASK_WORDS = 12
@@ -45,8 +45,6 @@ DEFAULT_GAP = 1.0
 """Nats by which a tool other than the first must win a required call among unranked tools:
 "thank you" after a proposed change is about as likely under "go ahead" as under "something
 else", and must not approve it."""
-FOLLOW_UP_WORDS = 4
-"""At most this many words make a follow-up that changes only when."""
 MAX_CLAUSES = 3
 _CLAUSE = re.compile(r"[.!?;,:]+|\band\b", re.IGNORECASE)
 CHAIN_PRIOR = 3.0
@@ -277,7 +275,9 @@ class Decider:
                 # Everything it needs was in the message: not a next step the results opened.
                 candidates.append(Candidate(name, None, "the message already held its arguments"))
                 continue
-            if name in turn.earlier_called and _changes_only_when(turn.ask):
+            # "and tomorrow?" after a room search: alone its words read as a date question,
+            # and the date reading's result would be the answer.
+            if name in turn.earlier_called and changes_only_when(turn.ask):
                 why = "chain: results hold its arguments; the previous exchange asked it"
                 candidates.append(Candidate(name, CHAIN_PRIOR, why))
                 continue
@@ -308,20 +308,11 @@ class Decider:
         return scorer.loglik(prefix_tokens, tokens)
 
 
-def _changes_only_when(message: str) -> bool:
-    """A follow-up of a few words that says a time ("and tomorrow?", "what about friday?").
-
-    It asks what the previous exchange asked, for another time; alone, its words read as a
-    date question and would keep the date reading's result for the answer.
-    """
-    return len(message.split()) <= FOLLOW_UP_WORDS and names_a_time(message)
-
-
 def _asks_again(turn: Turn, offered: set[str]) -> bool:
     """A question that changes only when, with the previous exchange's tool offered again."""
     return (
         "?" in turn.ask
-        and _changes_only_when(turn.ask)
+        and changes_only_when(turn.ask)
         and any(name in offered for name in turn.earlier_called)
     )
 
