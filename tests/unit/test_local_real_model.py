@@ -1,11 +1,13 @@
-"""The embedded SmolLM2 model, for real: each ask decides, fills arguments, replies in seconds."""
+"""The embedded SmolLM2 model, for real: each ask decides, fills arguments and replies.
+
+How long it takes is measured by the local-model benchmark (`bench/local_model.py`), not here.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,8 +27,6 @@ if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("ll
         pytest.fail("CI must run the local model tests: install the 'local' extra")
     pytest.skip("the 'local' extra is not installed", allow_module_level=True)
 
-CALL_LIMIT_S = 6.0
-"""Generous for one call (about a second on two cores) so a busy machine does not flake."""
 SYSTEM = SystemMessage(
     "You are agentloop, a teammate's assistant in Slack.\n\n"
     "Today is Tuesday, 2026-11-24 (UTC). You are talking with user U1 on #general."
@@ -41,9 +41,7 @@ def model() -> Iterator[BaseChatModel]:
 
 
 def ask(model: BaseChatModel, tools: list[str], messages: list[Any], **options: Any) -> AIMessage:
-    started = time.perf_counter()
     answer = model.bind_tools([SCHEMAS[name] for name in tools], **options).invoke(messages)
-    assert time.perf_counter() - started < CALL_LIMIT_S
     assert isinstance(answer, AIMessage)
     return answer
 
@@ -126,10 +124,7 @@ def test_an_unclear_reply_to_a_proposal_is_read_by_its_meaning(
 ) -> None:
     proposal = "Create a client task — client: Thorinox, title: Refresh the listing images"
     messages = [SystemMessage(confirmation.classify_system([proposal])), HumanMessage(reply)]
-    started = time.perf_counter()
-
     answer = model.bind_tools(confirmation.meaning_tools(), tool_choice="required").invoke(messages)
 
-    assert time.perf_counter() - started < CALL_LIMIT_S
     assert isinstance(answer, AIMessage)
     assert [call["name"] for call in answer.tool_calls] == [meaning]
