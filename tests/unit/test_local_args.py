@@ -77,6 +77,27 @@ def turn_of(ask: str, *results: tuple[str, dict[str, Any]]) -> Any:
     return read_turn(messages)
 
 
+def after_exchange(
+    asked: str,
+    call: dict[str, Any],
+    result: dict[str, Any],
+    answer: str,
+    ask: str,
+    system: SystemMessage = SYSTEM,
+) -> Any:
+    """The turn of `ask`, after `asked` was answered by one call, its result and `answer`."""
+    return read_turn(
+        [
+            system,
+            HumanMessage(asked),
+            AIMessage("", tool_calls=[call]),
+            ToolMessage(json.dumps(result), tool_call_id=call["id"]),
+            AIMessage(answer),
+            HumanMessage(ask),
+        ]
+    )
+
+
 def test_pools_hold_spans_names_numbers_and_dates_of_the_turn() -> None:
     turn = turn_of(
         "What is open for Thorinox until December 18? Show 5",
@@ -365,15 +386,8 @@ def test_a_follow_up_takes_the_previous_exchanges_values() -> None:
 def test_a_follow_up_takes_any_date_the_previous_exchange_held() -> None:
     call = {"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}, "id": "c1"}
     holiday = {"holiday": "Hanukkah", "start": "2026-12-05", "end": "2026-12-12"}
-    turn = read_turn(
-        [
-            SYSTEM,
-            HumanMessage("When is Hanukkah this year?"),
-            AIMessage("", tool_calls=[call]),
-            ToolMessage(json.dumps(holiday), tool_call_id="c1"),
-            AIMessage("From December 5 to December 12."),
-            HumanMessage("any rooms then?"),
-        ]
+    turn = after_exchange(
+        "When is Hanukkah this year?", call, holiday, "From December 5 to 12.", "any rooms then?"
     )
     values = pools(turn)
     rooms = {"function": {"name": "get_availability", "parameters": ROOMS_PARAMETERS}}
@@ -389,15 +403,8 @@ def test_a_follow_up_takes_any_date_the_previous_exchange_held() -> None:
 def test_a_one_day_answer_gives_a_one_night_stay() -> None:
     call = {"name": "resolve_holiday", "args": {"holiday_name": "Christmas"}, "id": "c1"}
     holiday = {"holiday": "Christmas Day", "start": "2026-12-25", "end": "2026-12-25"}
-    turn = read_turn(
-        [
-            SYSTEM,
-            HumanMessage("when is Christmas?"),
-            AIMessage("", tool_calls=[call]),
-            ToolMessage(json.dumps(holiday), tool_call_id="c1"),
-            AIMessage("December 25."),
-            HumanMessage("any rooms for 3 guests then?"),
-        ]
+    turn = after_exchange(
+        "when is Christmas?", call, holiday, "December 25.", "any rooms for 3 guests then?"
     )
     rooms = {"function": {"name": "get_availability", "parameters": ROOMS_PARAMETERS}}
     repeated = {"check_in": "2026-12-25", "check_out": "2026-12-25", "guests": 3}
@@ -418,18 +425,8 @@ def test_a_message_that_says_its_own_time_takes_no_earlier_date() -> None:
     tasks = {"tasks": [{"title": "Refresh images", "due_date": "2026-12-04"}]}
 
     def after_tasks(ask: str) -> Any:
-        return pools(
-            read_turn(
-                [
-                    SYSTEM,
-                    HumanMessage("what's still open for Thorinox?"),
-                    AIMessage("", tool_calls=[call]),
-                    ToolMessage(json.dumps(tasks), tool_call_id="c1"),
-                    AIMessage("Refresh images, due December 4."),
-                    HumanMessage(ask),
-                ]
-            )
-        )
+        asked = "what's still open for Thorinox?"
+        return pools(after_exchange(asked, call, tasks, "Refresh images, due December 4.", ask))
 
     rooms = {"function": {"name": "get_availability", "parameters": ROOMS_PARAMETERS}}
     # Seen with the local model: both ends of the stay took the task's due date.
@@ -477,15 +474,8 @@ def test_an_optional_date_takes_no_date_of_another_kind() -> None:
     call = {"name": "get_availability", "args": {"check_in": "2026-11-27"}, "id": "c1"}
     rates = {"rooms": [{"room_type": "Queen", "nightly_rates": {"2026-11-28": 149}}]}
     values = pools(
-        read_turn(
-            [
-                SYSTEM,
-                HumanMessage("any rooms this weekend?"),
-                AIMessage("", tool_calls=[call]),
-                ToolMessage(json.dumps(rates), tool_call_id="c1"),
-                AIMessage("The Queen is free."),
-                HumanMessage("what's due for Thorinox?"),
-            ]
+        after_exchange(
+            "any rooms this weekend?", call, rates, "The Queen is free.", "what's due for Thorinox?"
         )
     )
 
@@ -500,16 +490,10 @@ def test_a_client_is_carried_over_unless_the_message_asks_which_client() -> None
     call = {"name": "list_tasks", "args": {"client": "Thorinox"}, "id": "c1"}
 
     def after_tasks(ask: str) -> Any:
-        return read_turn(
-            [
-                SystemMessage("You are agentloop."),  # no context block names a client
-                HumanMessage("what's still open for Thorinox?"),
-                AIMessage("", tool_calls=[call]),
-                ToolMessage(json.dumps({"count": 0, "tasks": []}), tool_call_id="c1"),
-                AIMessage("Nothing is open."),
-                HumanMessage(ask),
-            ]
-        )
+        asked, nothing = "what's still open for Thorinox?", {"count": 0, "tasks": []}
+        # No context block names a client.
+        plain = SystemMessage("You are agentloop.")
+        return after_exchange(asked, call, nothing, "Nothing is open.", ask, plain)
 
     asking = pools(after_tasks("Which client owns the Garlic Press brand?"))
     following = pools(after_tasks("and who is assigned to the account?"))

@@ -60,13 +60,32 @@ def first_call(ask: str) -> list[Any]:
     return [SystemMessage("You are agentloop."), HumanMessage(ask)]
 
 
-def after(ask: str, name: str, args: dict[str, Any], result: dict[str, Any]) -> list[Any]:
-    call = {"name": name, "args": args, "id": "call_1", "type": "tool_call"}
+def after(
+    ask: str, name: str, args: dict[str, Any], result: dict[str, Any], call_id: str = "call_1"
+) -> list[Any]:
+    call = {"name": name, "args": args, "id": call_id, "type": "tool_call"}
     return [
         *first_call(ask),
         AIMessage("", tool_calls=[call]),
-        ToolMessage(json.dumps(result), tool_call_id="call_1", name=name),
+        ToolMessage(json.dumps(result), tool_call_id=call_id, name=name),
     ]
+
+
+def exchanged(
+    asked: str, name: str, args: dict[str, Any], result: dict[str, Any], answer: str
+) -> list[Any]:
+    """A finished exchange: `asked`, one call of `name`, its result, then the answer."""
+    return [*after(asked, name, args, result, call_id="call_0"), AIMessage(answer)]
+
+
+ROOM_SEARCH = exchanged(
+    "any rooms next weekend?",
+    "get_availability",
+    {"check_in": "2026-12-04"},
+    {"rooms": []},
+    "Two rooms are free.",
+)
+"""The exchange before a follow-up about rooms."""
 
 
 def test_the_first_ranked_tool_wins_a_request() -> None:
@@ -153,18 +172,10 @@ def test_after_a_result_a_reply_wins_unless_a_chain_opens() -> None:
 
 
 def test_a_follow_up_that_changes_only_when_chains_to_what_the_previous_exchange_asked() -> None:
-    rooms_call = {"name": "get_availability", "args": {"check_in": "2026-12-04"}, "id": "c0"}
     stay = {"check_in": "2026-11-25", "check_out": "2026-11-26"}
 
     def after_rooms(ask: str) -> Any:
-        return [
-            SystemMessage("You are agentloop."),
-            HumanMessage("any rooms next weekend?"),
-            AIMessage("", tool_calls=[rooms_call]),
-            ToolMessage(json.dumps({"rooms": []}), tool_call_id="c0"),
-            AIMessage("Two rooms are free."),
-            *after(ask, "resolve_date_hint", {"hint": "tomorrow"}, stay)[1:],
-        ]
+        return [*ROOM_SEARCH, *after(ask, "resolve_date_hint", {"hint": "tomorrow"}, stay)[1:]]
 
     # Alone, the words read as a date question: resolve_date_hint explains them far better.
     scorer = ScriptedScorer({"Turn a date phrase": -2.0, "Check which rooms": -9.0})
@@ -179,19 +190,8 @@ def test_a_follow_up_that_changes_only_when_chains_to_what_the_previous_exchange
 
 
 def test_a_question_that_changes_only_when_is_no_small_talk_after_a_lookup() -> None:
-    rooms_call = {"name": "get_availability", "args": {"check_in": "2026-12-04"}, "id": "c0"}
-
     def after_rooms(ask: str) -> Any:
-        return read_turn(
-            [
-                SystemMessage("You are agentloop."),
-                HumanMessage("any rooms next weekend?"),
-                AIMessage("", tool_calls=[rooms_call]),
-                ToolMessage(json.dumps({"rooms": []}), tool_call_id="c0"),
-                AIMessage("Two rooms are free."),
-                HumanMessage(ask),
-            ]
-        )
+        return read_turn([*ROOM_SEARCH, HumanMessage(ask)])
 
     # Measured: "what about friday?" scores +1.98 as small talk, "see you tomorrow!" +1.85.
     scorer = ScriptedScorer({SMALL_TALK[0]: -1.0, REQUESTS[0]: -3.0})
@@ -354,19 +354,16 @@ def test_dates_a_result_holds_fill_the_date_arguments_of_a_chain() -> None:
 def test_a_short_follow_up_stays_with_the_previous_exchanges_tool_ranked_first() -> None:
     brand = tool("resolve_brand", "Find which client a brand belongs to.", ("brand",))
     client = tool("lookup_client", "Look up a client by name.", ("query",))
-    asked = {"name": "resolve_brand", "args": {"brand": "Garlic Press"}, "id": "c0"}
+    which = exchanged(
+        "Which client owns the Garlic Press brand?",
+        "resolve_brand",
+        {"brand": "Garlic Press"},
+        {"status": "ambiguous"},
+        "Distex or Thorinox?",
+    )
 
     def after_which(ask: str) -> Any:
-        return read_turn(
-            [
-                SystemMessage("You are agentloop."),
-                HumanMessage("Which client owns the Garlic Press brand?"),
-                AIMessage("", tool_calls=[asked]),
-                ToolMessage(json.dumps({"status": "ambiguous"}), tool_call_id="c0"),
-                AIMessage("Distex or Thorinox?"),
-                HumanMessage(ask),
-            ]
-        )
+        return read_turn([*which, HumanMessage(ask)])
 
     # Measured: "the Distex one" is 9.7 nats likelier under lookup_client's description.
     scorer = ScriptedScorer({"Look up a client": -2.0, "Find which client": -12.0})
