@@ -165,8 +165,8 @@ class Decider:
             candidates = self._unranked(turn, tools)
         else:
             candidates = self._ranked(turn, tools[:2], scores or {})
-            offered = {tool["function"]["name"] for tool in tools}
-            if reply_allowed and _asks_again(turn, offered):
+            # Every tool offered counts, also one that waits for its dates to be read.
+            if reply_allowed and _asks_again(turn, set(missing)):
                 # "what about friday?" reads as small talk as much as "see you friday!".
                 candidates.insert(0, Candidate(REPLY, None, "asks the previous lookup again"))
             elif reply_allowed:

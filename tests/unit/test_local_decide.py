@@ -351,6 +351,24 @@ def test_dates_a_result_holds_fill_the_date_arguments_of_a_chain() -> None:
     assert Decider(scorer).decide(read_turn(when), [HOLIDAY, rooms], None).tool is None
 
 
+def test_the_lookup_asked_again_counts_though_its_dates_are_still_to_be_read() -> None:
+    dated = {"type": "string", "format": "date"}
+    rooms = tool("get_availability", "Check which rooms are free.")
+    rooms["function"]["parameters"] = {
+        "type": "object",
+        "properties": {"check_in": dated, "check_out": dated},
+        "required": ["check_in", "check_out"],
+    }
+    scorer = ScriptedScorer({SMALL_TALK[0]: -1.0, REQUESTS[0]: -3.0})
+    turn = read_turn([*ROOM_SEARCH, HumanMessage("what about friday?")])
+
+    # "friday" is no date yet: the room search cannot be filled until the hint is read.
+    decision = Decider(scorer).decide(turn, [DATES, rooms], None)
+
+    assert decision.tool is DATES
+    assert decision.trace()[0]["why"] == "asks the previous lookup again"
+
+
 def test_a_short_follow_up_stays_with_the_previous_exchanges_tool_ranked_first() -> None:
     brand = tool("resolve_brand", "Find which client a brand belongs to.", ("brand",))
     client = tool("lookup_client", "Look up a client by name.", ("query",))
