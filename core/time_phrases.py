@@ -28,9 +28,14 @@ def names_a_time(text: str) -> bool:
     return _TIME.search(text) is not None
 
 
+def few_words(message: str) -> bool:
+    """Whether `message` is short enough to be a follow-up (`FOLLOW_UP_WORDS`)."""
+    return len(message.split()) <= FOLLOW_UP_WORDS
+
+
 def changes_only_when(message: str) -> bool:
     """A follow-up of a few words that says a time ("and tomorrow?", "what about friday?").
 
     It asks what the previous exchange asked, for another time.
     """
-    return len(message.split()) <= FOLLOW_UP_WORDS and names_a_time(message)
+    return few_words(message) and names_a_time(message)

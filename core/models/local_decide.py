@@ -25,7 +25,7 @@ from core.models.local_args import Pools, date_arguments, pools, unfillable
 from core.models.local_prompt import summary_line
 from core.models.local_turn import Turn
 from core.models.local_values import ISO_DATE
-from core.time_phrases import FOLLOW_UP_WORDS, changes_only_when
+from core.time_phrases import changes_only_when, few_words
 
 REPLY = "reply"
 ASK_WORDS = 12
@@ -185,7 +185,7 @@ class Decider:
         if len(top) == 1:
             return [Candidate(first, 0.0, "rank 1")]
         second = top[1]["function"]["name"]
-        if first in turn.earlier_called and len(turn.ask.split()) <= FOLLOW_UP_WORDS:
+        if first in turn.earlier_called and few_words(turn.ask):
             # "the Distex one" answers the question the previous exchange's resolve_brand
             # asked; alone, the words read as a client lookup (+9.7 nats).
             why = "a follow-up of a few words to the previous exchange's tool"
