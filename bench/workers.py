@@ -25,6 +25,7 @@ from bench import cpu_meter
 from bench.cpu_meter import CpuUse
 from bench.latency_model import LatencyChatModel
 from bench.scratch_db import scratch_postgres
+from core.heap import frozen_startup
 from core.models import ModelResolver
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
@@ -108,14 +109,16 @@ async def _serve(
             for n in range(WARMUP_ROUNDS):
                 warm = [TurnRequest(f"warm-{t}", "bench", f"hi ({n})") for t in threads]
                 await asyncio.gather(*(runner.run_turn(request) for request in warm))
-            await asyncio.to_thread(barrier.wait)
-            before, started = cpu_meter.read(), time.time()
-            outcomes = await asyncio.gather(*(_thread(runner, t, load.turns) for t in threads))
-            ended = time.time()
-            # Every worker's backends still open: a server process that has exited takes
-            # its CPU time out of the server's total.
-            await asyncio.to_thread(barrier.wait)
-            use = cpu_meter.between(before, cpu_meter.read())
+            with frozen_startup():  # as a serving process does after start-up
+                await asyncio.to_thread(barrier.wait)
+                before, started = cpu_meter.read(), time.time()
+                turns = (_thread(runner, t, load.turns) for t in threads)
+                outcomes = await asyncio.gather(*turns)
+                ended = time.time()
+                # Every worker's backends still open: a server process that has exited
+                # takes its CPU time out of the server's total.
+                await asyncio.to_thread(barrier.wait)
+                use = cpu_meter.between(before, cpu_meter.read())
     completed = [ok for thread in outcomes for ok in thread]
     return started, ended, len(completed), sum(completed), use
 
