@@ -64,9 +64,9 @@ SETTLE_S = BATCH_EVERY_S + 0.1
 PROFILE_TURNS = 40
 WARMUP_TURNS = 10
 IDLE_S = 3.0
+"""Seconds the agent waits before the run, to see what else keeps the machine busy."""
 LOAD_REPEATS = 3
 """Each subject takes the load this many times, in rounds with the others; the median counts."""
-"""Seconds the agent waits before the run, to see what else keeps the machine busy."""
 ANSWER = "The answer is 42."
 MODEL = "latency:bench"
 BASELINE = "create_agent, in memory"
@@ -556,10 +556,10 @@ def _over_workers(result: ConcurrencyResult) -> list[str]:
     }
     ratio = medians[2] / medians[1]
     verdict = "met" if ratio >= WORKERS_TARGET else "**missed**"
-    alone = [w.cpu.machine_busy for w in result.workers if w.workers == 1]
-    busy = statistics.median(b for b in alone if b is not None) if None not in alone else None
     ones = [w for w in result.workers if w.workers == 1]
     twos = [w for w in result.workers if w.workers == 2]
+    shares = [w.cpu.machine_busy for w in ones if w.cpu.machine_busy is not None]
+    busy = statistics.median(shares) if len(shares) == len(ones) else None
     pairs = ", ".join(
         f"{two.throughput / one.throughput:.2f}×" for one, two in zip(ones, twos, strict=False)
     )
