@@ -23,9 +23,13 @@ from core.models.local_decide import (
 from core.models.local_turn import read_turn
 
 
-def tool(name: str, summary: str, required: tuple[str, ...] = ()) -> dict[str, Any]:
-    properties = {arg: {"type": "string"} for arg in required}
-    parameters = {"type": "object", "properties": properties, "required": list(required)}
+def tool(
+    name: str, summary: str, required: tuple[str, ...] = (), dates: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A tool as offered to the model; `dates` are required arguments in date format."""
+    properties: dict[str, dict[str, str]] = {arg: {"type": "string"} for arg in required}
+    properties |= {arg: {"type": "string", "format": "date"} for arg in dates}
+    parameters = {"type": "object", "properties": properties, "required": [*required, *dates]}
     return {
         "type": "function",
         "function": {"name": name, "description": summary, "parameters": parameters},
@@ -36,6 +40,7 @@ HOLIDAY = tool("resolve_holiday", "Find the dates of a named holiday.", ("holida
 DATES = tool("resolve_date_hint", "Turn a date phrase into a stay.", ("hint",))
 ROOMS = tool("get_availability", "Check which rooms are free.", ("check_in", "check_out"))
 BRANDS = tool("lookup_brand", "List brands.")
+STAY = ("check_in", "check_out")
 
 
 class ScriptedScorer:
@@ -255,12 +260,7 @@ def test_a_second_tool_the_ranking_placed_far_behind_needs_a_larger_edge() -> No
 
 
 def test_a_tool_whose_required_date_nothing_gives_is_ruled_out() -> None:
-    booking = tool("create_booking", "Book a room.", ("guest_name",))
-    booking["function"]["parameters"]["properties"]["check_in"] = {
-        "type": "string",
-        "format": "date",
-    }
-    booking["function"]["parameters"]["required"].append("check_in")
+    booking = tool("create_booking", "Book a room.", ("guest_name",), dates=("check_in",))
     scorer = ScriptedScorer({SMALL_TALK[0]: -30.0})
 
     decision = Decider(scorer).decide(read_turn(first_call("book it for Dana")), [booking], None)
@@ -276,13 +276,7 @@ def test_a_tool_whose_required_date_nothing_gives_is_ruled_out() -> None:
 
 
 def test_when_the_best_tool_lacks_dates_the_message_does_not_name_the_reply_asks() -> None:
-    dated = {"type": "string", "format": "date"}
-    rooms = tool("get_availability", "Check which rooms are free.")
-    rooms["function"]["parameters"] = {
-        "type": "object",
-        "properties": {"check_in": dated, "check_out": dated},
-        "required": ["check_in", "check_out"],
-    }
+    rooms = tool("get_availability", "Check which rooms are free.", dates=STAY)
     plan = tool("create_plan", "Plan a multi-step objective.", ("objective",))
     scorer = ScriptedScorer({SMALL_TALK[0]: -30.0})
 
@@ -325,20 +319,7 @@ def test_a_required_call_among_unranked_tools_goes_by_likelihood_past_the_defaul
 
 
 def test_dates_a_result_holds_fill_the_date_arguments_of_a_chain() -> None:
-    dated = {"type": "string", "format": "date"}
-    parameters = {
-        "type": "object",
-        "properties": {"check_in": dated, "check_out": dated},
-        "required": ["check_in", "check_out"],
-    }
-    rooms = {
-        "type": "function",
-        "function": {
-            "name": "get_availability",
-            "description": "Free rooms.",
-            "parameters": parameters,
-        },
-    }
+    rooms = tool("get_availability", "Free rooms.", dates=STAY)
     holiday = {"holiday": "Hanukkah", "start": "2026-12-05", "end": "2026-12-12"}
     stay = after("one night in Hanukkah", "resolve_holiday", {"holiday_name": "Hanukkah"}, holiday)
 
@@ -352,13 +333,7 @@ def test_dates_a_result_holds_fill_the_date_arguments_of_a_chain() -> None:
 
 
 def test_the_lookup_asked_again_counts_though_its_dates_are_still_to_be_read() -> None:
-    dated = {"type": "string", "format": "date"}
-    rooms = tool("get_availability", "Check which rooms are free.")
-    rooms["function"]["parameters"] = {
-        "type": "object",
-        "properties": {"check_in": dated, "check_out": dated},
-        "required": ["check_in", "check_out"],
-    }
+    rooms = tool("get_availability", "Check which rooms are free.", dates=STAY)
     scorer = ScriptedScorer({SMALL_TALK[0]: -1.0, REQUESTS[0]: -3.0})
     turn = read_turn([*ROOM_SEARCH, HumanMessage("what about friday?")])
 
