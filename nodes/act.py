@@ -130,7 +130,7 @@ class Act:
         asked = _asked_which(messages[:start], opening)
         if asked:
             keep.insert(0, asked)
-        keep += _time_follow_up(messages[:start], opening, self._registry)
+        keep += _time_follow_up(messages[:start], opening, self._registry, self._ranker)
         pending = state.get("pending")
         if pending:
             keep += [proposal["tool"] for proposal in pending["proposals"]]
@@ -272,29 +272,39 @@ def _asked_which(earlier: Sequence[BaseMessage], opening: str) -> str:
 
 
 def _time_follow_up(
-    earlier: Sequence[BaseMessage], opening: str, registry: ToolRegistry
+    earlier: Sequence[BaseMessage], opening: str, registry: ToolRegistry, ranker: ToolRanker
 ) -> list[str]:
     """The tools of a follow-up that changes only when: "and tomorrow?" after a room search.
 
     In a few words it names nothing the ranking could match but the time. It asks the
     previous exchange's dated lookup again, for the dates the date reader makes of the
-    time; a change (a booking) is not repeated on such a hint.
+    time; a change (a booking) is not repeated on such a hint. When the previous exchange
+    called no tool ("Do we have a room free?" answered by asking which dates), the
+    follow-up gives the time its question lacked: the lookup that question ranks first.
     """
     reader = registry.providing("date_reader")
     if reader is None or not changes_only_when(opening):
         return []
     called: list[str] = []
+    question = ""
     for message in reversed(earlier):
         if isinstance(message, HumanMessage):
+            question = message.text
             break
         if isinstance(message, AIMessage):
             called += [call.name for call in calls_of(message)]
-    dated = [
-        name
-        for name in dict.fromkeys(reversed(called))
-        if (tool := registry.get(name)) is not None and tool.takes_dates and tool.read_only
-    ]
+    dated = [name for name in dict.fromkeys(reversed(called)) if _dated_lookup(registry, name)]
+    if not called and question:
+        ranked = ranker.rank(question)
+        best = ranked[0] if ranked else ("", 0.0)
+        dated = [best[0]] if best[1] > 0 and _dated_lookup(registry, best[0]) else []
     return [reader.name, *dated] if dated else []
+
+
+def _dated_lookup(registry: ToolRegistry, name: str) -> bool:
+    """Whether `name` is a tool that reads and takes dates (a room search, not a booking)."""
+    tool = registry.get(name)
+    return tool is not None and tool.takes_dates and tool.read_only
 
 
 def _tells_apart(candidates: object, text: str) -> bool:

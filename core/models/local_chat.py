@@ -26,7 +26,7 @@ from core.models.local_call import corrected
 from core.models.local_decide import Decider
 from core.models.local_grammar import parse_tool_output, tool_call
 from core.models.local_scoring import ContinuationScorer
-from core.models.local_turn import Turn, read_turn
+from core.models.local_turn import ASKED_DATES_OF, Turn, read_turn
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
 DEFAULT_SEED = 1234
@@ -133,6 +133,8 @@ class LocalChatModel(BaseChatModel):
         notes = {"local_overruled": overruled} if overruled else {}
         if decision.lacking:
             notes["local_reply"] = "asked for the dates"
+            # The next message may give them: `read_turn` counts the tool as this exchange's.
+            notes[ASKED_DATES_OF] = decision.lacking_for
         elif not own:
             notes["local_reply"] = "tool result shown" if turn.results else "no lookup made"
         message = AIMessage(

@@ -84,6 +84,8 @@ class Decision:
     lacking: tuple[str, ...] = ()
     """The dates the best-ranked tool needs and the message does not give: the reply asks
     for them."""
+    lacking_for: str = ""
+    """That tool's name, when the reply asks for its dates."""
 
     def trace(self) -> list[dict[str, Any]]:
         """The candidates as plain data, for `response_metadata["local_decision"]`."""
@@ -154,7 +156,8 @@ class Decider:
             # The message is about the best-ranked tool but says no date, nor a time in
             # words another tool could read: a tool ranked below it is no answer.
             asked = Candidate(REPLY, 0.0, f"ask for {', '.join(lacking)}")
-            return Decision(None, (asked, *ruled_out), lacking=tuple(lacking))
+            best = tools[0]["function"]["name"]
+            return Decision(None, (asked, *ruled_out), lacking=tuple(lacking), lacking_for=best)
         if reply_allowed:
             tools = [tool for tool in tools if not missing[tool["function"]["name"]]]
         if not tools:

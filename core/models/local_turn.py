@@ -9,6 +9,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+ASKED_DATES_OF = "local_asked_dates_of"
+"""A reply's `response_metadata` key: the tool whose dates it asked for."""
+
 
 @dataclass(frozen=True)
 class ToolResult:
@@ -51,7 +54,8 @@ class Turn:
     """The previous exchange's values by name: its calls' arguments, then its results'
     fields at any depth. A follow-up ("book it for Dana Levi") refers to them."""
     earlier_called: tuple[str, ...] = ()
-    """Tools the previous exchange called, in order, each once."""
+    """Tools the previous exchange called, or asked the dates of, in order, each once:
+    "next weekend" answers "Which dates do you mean?" about a room search."""
 
     @property
     def answered(self) -> bool:
@@ -100,7 +104,6 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
         (i for i, m in enumerate(messages[:start]) if isinstance(m, HumanMessage)), default=-1
     )
     exchange = messages[before + 1 : start] if start > 0 else []
-    earlier_called = (c["name"] for m in exchange if isinstance(m, AIMessage) for c in m.tool_calls)
     return Turn(
         system,
         ask,
@@ -108,8 +111,19 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
         tuple(results),
         max(start, 0),
         _named_values(exchange),
-        tuple(dict.fromkeys(earlier_called)),
+        _exchange_tools(exchange),
     )
+
+
+def _exchange_tools(exchange: Sequence[BaseMessage]) -> tuple[str, ...]:
+    """The tools an exchange called or asked the dates of, in order, each once."""
+    names: list[str] = []
+    for message in exchange:
+        if isinstance(message, AIMessage):
+            names += [call["name"] for call in message.tool_calls]
+            if asked := message.response_metadata.get(ASKED_DATES_OF):
+                names.append(str(asked))
+    return tuple(dict.fromkeys(names))
 
 
 def _named_values(messages: Sequence[BaseMessage]) -> dict[str, tuple[str | int | float, ...]]:

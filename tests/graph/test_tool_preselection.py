@@ -241,3 +241,47 @@ async def test_a_follow_up_that_changes_only_when_is_offered_the_date_reader_and
         assert offer[:2] != ["resolve_date_hint", "get_availability"]
     else:
         assert offer[:2] == offered_first
+
+
+@pytest.mark.parametrize(
+    ("first", "ranked_first", "follow_up", "offered_first"),
+    [
+        # Answered by asking which dates: the time that follows is for the room search.
+        (
+            "Do we have a room free?",
+            "get_availability",
+            "next weekend",
+            ["resolve_date_hint", "get_availability"],
+        ),
+        # A question whose best tool takes no dates carries nothing.
+        ("Which client owns the Garlic Press brand?", "resolve_brand", "and tomorrow?", None),
+        # Nor does a follow-up that says more than a time.
+        (
+            "Do we have a room free?",
+            "get_availability",
+            "what tasks are due next weekend for Thorinox?",
+            None,
+        ),
+    ],
+)
+async def test_a_time_after_an_answer_without_a_lookup_is_offered_the_questions_lookup(
+    first: str,
+    ranked_first: str,
+    follow_up: str,
+    offered_first: list[str] | None,
+    open_runner,
+    write_script,
+    tmp_path: Path,
+    workspace_url,
+) -> None:
+    transcript = tmp_path / "requests.jsonl"
+    spec = write_script([{"content": "Which dates do you mean?"}, *[{"content": "Sure."}] * 3])
+    async with on_budget_three(open_runner, spec, transcript, workspace_url) as runner:
+        await runner.run_turn(TurnRequest("t1", "U1", first, today="2026-11-24"))
+        await runner.run_turn(TurnRequest("t1", "U1", follow_up, today="2026-11-24"))
+    asked, offer, *_ = offered(transcript)
+    assert asked[0] == ranked_first
+    if offered_first is None:
+        assert offer[:2] != ["resolve_date_hint", "get_availability"]
+    else:
+        assert offer[:2] == offered_first

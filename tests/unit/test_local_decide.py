@@ -20,7 +20,7 @@ from core.models.local_decide import (
     SMALL_TALK,
     Decider,
 )
-from core.models.local_turn import read_turn
+from core.models.local_turn import ASKED_DATES_OF, read_turn
 
 
 def tool(
@@ -194,6 +194,27 @@ def test_a_follow_up_that_changes_only_when_chains_to_what_the_previous_exchange
     assert Decider(scorer).decide(new_question, [DATES, ROOMS], None).tool is None
 
 
+def test_a_time_given_for_the_dates_a_reply_asked_chains_to_the_tool_it_asked_them_for() -> None:
+    stay = {"check_in": "2026-12-04", "check_out": "2026-12-06"}
+    asking = AIMessage(
+        "Which dates do you mean?", response_metadata={ASKED_DATES_OF: "get_availability"}
+    )
+    plain = AIMessage("Which dates do you mean?")
+
+    def answered_by(reply: AIMessage) -> Any:
+        question = [*first_call("Do we have a room free?"), reply]
+        return read_turn([*question, *after("next weekend", "resolve_date_hint", {}, stay)[1:]])
+
+    # Alone, the words read as a date question: resolve_date_hint explains them far better.
+    scorer = ScriptedScorer({"Turn a date phrase": -2.0, "Check which rooms": -9.0})
+    follow_up, unrelated = answered_by(asking), answered_by(plain)
+
+    assert follow_up.earlier_called == ("get_availability",)
+    assert Decider(scorer).decide(follow_up, [DATES, ROOMS], None).tool is ROOMS
+    assert unrelated.earlier_called == ()
+    assert Decider(scorer).decide(unrelated, [DATES, ROOMS], None).tool is None
+
+
 def test_a_question_that_changes_only_when_is_no_small_talk_after_a_lookup() -> None:
     def after_rooms(ask: str) -> Any:
         return read_turn([*ROOM_SEARCH, HumanMessage(ask)])
@@ -290,6 +311,7 @@ def test_when_the_best_tool_lacks_dates_the_message_does_not_name_the_reply_asks
     )
 
     assert asked.tool is None and asked.lacking == ("check_in", "check_out")
+    assert asked.lacking_for == "get_availability"
     assert asked.trace()[0] == {"name": REPLY, "score": 0.0, "why": "ask for check_in, check_out"}
     assert timed.tool is DATES and timed.lacking == ()
 

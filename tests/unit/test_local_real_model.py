@@ -16,6 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from core.models.local import local_chat_model
+from core.models.local_turn import ASKED_DATES_OF
 from core.settings import Settings
 from prompts import confirmation
 from tools.registry import default_registry
@@ -92,6 +93,29 @@ def test_after_the_result_the_reply_gives_the_date(model: BaseChatModel) -> None
     assert answer.tool_calls == []
     assert "2026-12-05" in answer.text
     assert answer.response_metadata["finish_reason"] in ("stop", "length")
+
+
+def test_the_dates_a_reply_asked_for_go_to_the_lookup_that_needed_them(
+    model: BaseChatModel,
+) -> None:
+    question = [SYSTEM, HumanMessage("Do we have a room free?")]
+    asked = ask(model, ["get_availability", "resolve_date_hint"], question)
+    call = {"name": "resolve_date_hint", "args": {"hint": "next weekend"}, "id": "call_1"}
+    stay = {"hint": "next weekend", "check_in": "2026-12-04", "check_out": "2026-12-06"}
+    answered = [
+        *question,
+        asked,
+        HumanMessage("next weekend"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(json.dumps(stay), tool_call_id="call_1", name="resolve_date_hint"),
+    ]
+
+    chained = ask(model, ["resolve_date_hint", "get_availability"], answered)
+
+    assert asked.tool_calls == [] and "Which dates" in asked.text
+    assert asked.response_metadata[ASKED_DATES_OF] == "get_availability"
+    assert [call["name"] for call in chained.tool_calls] == ["get_availability"]
+    assert chained.tool_calls[0]["args"]["check_in"] == "2026-12-04"
 
 
 def test_tool_choice_none_replies(model: BaseChatModel) -> None:
