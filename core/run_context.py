@@ -73,7 +73,8 @@ class RunContext(BaseModel):
     context_window: SkipJsonSchema[int] = _deployment("context_window")
     """Tokens the run's model accepts per request."""
     compaction_model: SkipJsonSchema[str | None] = _deployment("compaction_model")
-    """Model spec for the memory flush and the summary; None: the run's model."""
+    """Model spec for the memory flush and the summary, `extractive` for none (the summary
+    lists the earlier asks and answers); None: the run's model."""
     verify_judge: SkipJsonSchema[bool] = _deployment("verify_judge")
     run_id: SkipJsonSchema[str | None] = None
     """The run's id, set by the runner; None: LangGraph's run id."""
@@ -118,6 +119,6 @@ def deployment_values(settings: Settings, model: str | None) -> dict[str, Any]:
         "context_block_tokens": settings.context_block_tokens,
         "history_turns": settings.history_turns,
         "context_window": settings.context_window_for(model),
-        "compaction_model": settings.compaction_model,
+        "compaction_model": settings.compaction_model_for(model),
         "verify_judge": settings.verify_judge,
     }

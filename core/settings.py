@@ -20,6 +20,8 @@ LOCAL_VERIFY_ATTEMPTS = 2
 DEFAULT_TOOL_BUDGET = 32
 LOCAL_TOOL_BUDGET = 3
 """A 135M model cannot choose among many JSON schemas; it is offered the best three."""
+EXTRACTIVE = "extractive"
+"""The `compaction_model` that is no model: the summary is the earlier asks and answers."""
 
 
 class LangfuseSection(BaseModel):
@@ -210,7 +212,9 @@ class Settings(BaseSettings):
     )
     compaction_model: str | None = Field(
         default=None,
-        description="Model spec for the memory flush and summary; default: the run's model.",
+        description="Model spec for the memory flush and summary, or `extractive` (no model: "
+        "the summary lists the earlier asks and answers, and no notes are flushed); default: "
+        "`extractive` for `local`, the run's model otherwise.",
     )
     verify_judge: bool = Field(
         default=False, description="Have the model judge each answer after the rule checks."
@@ -241,6 +245,16 @@ class Settings(BaseSettings):
         if self.tool_budget:
             return self.tool_budget
         return LOCAL_TOOL_BUDGET if self._is_local(model) else DEFAULT_TOOL_BUDGET
+
+    def compaction_model_for(self, model: str | None) -> str | None:
+        """Return what compacts a run's history on `model` (None: the run's model).
+
+        The local model's summaries invent figures, and one takes it about 20 s: its
+        threads are compacted without a model unless `compaction_model` names one.
+        """
+        if self.compaction_model:
+            return self.compaction_model
+        return EXTRACTIVE if self._is_local(model) else None
 
     def _is_local(self, model: str | None) -> bool:
         return (model or self.model_spec()) == "local"

@@ -4,7 +4,8 @@ Durable memories are flushed first. Two kinds of model call, both documented ext
 the memory flush (1 to 5 calls with only the memory tool bound; the model answers NO_REPLY
 when there is nothing to keep) and one summary call. The caller removes the summarized
 messages from the state and stores the summary, which the history pipeline puts at the top
-of every later request.
+of every later request. Without a model (`extract`), the summary lists the earlier asks
+and answers in their own words and nothing is flushed.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ TRANSCRIPT_SHARE = 0.5
 """Share of the context window the transcript of a flush or summary request may use."""
 TOOL_RESULT_CHARS = 600
 """A tool result is cut to this many characters in a transcript."""
+EXTRACT_EXCHANGES = 8
+"""Exchanges a summary written without a model lists at most (the latest)."""
+EXTRACT_CHARS = 120
+"""An ask or an answer is cut to this many characters in such a summary."""
 
 
 def needs_compaction(history_tokens: int, message_count: int, context_window: int) -> bool:
@@ -90,6 +95,38 @@ def transcript(messages: Sequence[BaseMessage], max_tokens: int) -> str:
             break
         kept.append(line)
     return "\n".join(reversed(kept))
+
+
+def extract(previous: str, messages: Sequence[BaseMessage]) -> str:
+    """A summary written without a model: each exchange's ask, tools and answer, cut short.
+
+    The previous summary's exchanges come first; the latest `EXTRACT_EXCHANGES` are kept.
+    Nothing is invented, and nothing is condensed either: a model too small to summarize
+    (the embedded one) is better served by the asks and answers in their own words.
+    """
+    lines = [line for line in previous.splitlines() if line.startswith("- ")]
+    if previous and not lines:  # a model wrote it (the compaction model was changed)
+        lines = [f"- {_cut(previous)}"]
+    ask: str | None = None
+    answer = ""
+    tools: list[str] = []
+    for message in [*messages, HumanMessage("")]:
+        if isinstance(message, HumanMessage):
+            if ask is not None:
+                used = f" (looked up: {', '.join(dict.fromkeys(tools))})" if tools else ""
+                lines.append(f"- Asked: {_cut(ask)}{used} Answered: {_cut(answer) or '-'}")
+            ask, answer, tools = str(message.text), "", []
+        elif isinstance(message, AIMessage):
+            tools += [call["name"] for call in message.tool_calls]
+            answer = str(message.text) or answer
+    listed = lines[-EXTRACT_EXCHANGES:]
+    return "Earlier in this thread:\n" + "\n".join(listed) if listed else ""
+
+
+def _cut(text: str) -> str:
+    """`text` on one line, at most `EXTRACT_CHARS` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= EXTRACT_CHARS else line[: EXTRACT_CHARS - 1] + "…"
 
 
 @dataclass
@@ -192,7 +229,7 @@ async def compact(
     *,
     turn_start: int,
     previous_summary: str,
-    model: BaseChatModel,
+    model: BaseChatModel | None,
     memory_tool: Tool | None,
     tool_ctx: ToolContext,
     key_prefix: str,
@@ -201,11 +238,15 @@ async def compact(
 ) -> Compaction | None:
     """Flush memories (when `memory_tool` is given), then summarize the leading messages.
 
-    Returns None when nothing can be compacted or the model gave an empty summary.
+    With no `model` the summary is `extract`ed and nothing is flushed. Returns None when
+    nothing can be compacted or the model gave an empty summary.
     """
     cut = split_index(messages, turn_start)
     if cut == 0:
         return None
+    if model is None:
+        logger.info("compaction: %d messages listed without a model", cut)
+        return Compaction(cut, extract(previous_summary, messages[:cut]), FlushOutcome())
     text = transcript(messages[:cut], int(context_window * TRANSCRIPT_SHARE))
     flush = FlushOutcome()
     if memory_tool is not None:

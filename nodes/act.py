@@ -31,6 +31,7 @@ from core.messages import calls_of
 from core.models import ModelResolver
 from core.models.openai import unavailable_reason
 from core.run_context import RunContext
+from core.settings import EXTRACTIVE
 from core.state import ActUpdate, AgentState
 from core.time_phrases import changes_only_when
 from history import compaction, pipeline
@@ -155,8 +156,9 @@ class Act:
         """Flush memories and summarize; a failure leaves the history to the pipeline."""
         ctx = runtime.context
         messages = state["messages"]
-        model = self._resolver().resolve(ctx.compaction_model or ctx.model)
-        memory_tool = self._registry.providing("memory_writer")
+        spec = ctx.compaction_model or ctx.model
+        model = None if spec == EXTRACTIVE else self._resolver().resolve(spec)
+        memory_tool = self._registry.providing("memory_writer") if model else None
         asker = asker_of(state, ctx)  # an approver's resume still writes as the asker
         if memory_tool is not None and asker.role not in memory_tool.roles:
             memory_tool = None  # the actor may not store notes; the flush has nothing to do

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from core.db.engine import open_database
 from core.db.models import ClientMemoryNote
-from core.settings import Settings
+from core.settings import EXTRACTIVE, Settings
 from history.pipeline import SUMMARY_HEADER, pairing_problems
 from prompts import compaction as prompts
 from tests.graph.context_turns import run
@@ -130,3 +130,39 @@ async def test_sixty_turns_stay_valid_bounded_and_compacted(
     finally:
         await db.dispose()
     assert len(notes) == 1 and notes[0].author == "U1"
+
+
+async def test_without_a_compaction_model_the_summary_lists_the_asks_and_no_notes_are_flushed(
+    open_runner, write_script, workspace_url: str, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "requests.jsonl"
+    registry = ToolRegistry([big_report, *memory.TOOLS])
+    turns = 20
+    async with open_runner(
+        registry,
+        model=write_script(main_script()[: 2 * turns]),
+        scripted_transcript=transcript,
+        database_url=workspace_url,
+    ) as runner:
+        for n in range(turns):
+            turn = await run(
+                runner,
+                f"Show me report {n}",
+                context_window=WINDOW,
+                compaction_model=EXTRACTIVE,
+            )
+            assert turn.state["final_text"] == f"Report {n} is ready: all rows are in."
+        state = turn.state
+
+    # Every model call was the turn's own: none went to a flush or a summary.
+    requests = [messages_from_dict(json.loads(line)["messages"]) for line in transcript.open()]
+    assert len(requests) == 2 * turns
+    assert all(request[0].text != prompts.flush_system() for request in requests)
+    assert state["compactions"] >= 2
+    summary = state["summary"].splitlines()
+    assert summary[0] == "Earlier in this thread:"
+    assert summary[-1].startswith("- Asked: Show me report ")
+    assert "(looked up: big_report) Answered: Report " in summary[-1]
+    last = requests[-1]
+    assert isinstance(last[1], HumanMessage) and last[1].text.startswith(SUMMARY_HEADER)
+    assert "Earlier in this thread:" in last[1].text

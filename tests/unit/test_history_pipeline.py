@@ -5,7 +5,14 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from history.compaction import split_index, transcript
+from history.compaction import (
+    EXTRACT_CHARS,
+    EXTRACT_EXCHANGES,
+    compact,
+    extract,
+    split_index,
+    transcript,
+)
 from history.pipeline import (
     MISSING_RESULT,
     SUMMARY_HEADER,
@@ -132,3 +139,40 @@ def test_transcript_keeps_the_newest_lines_within_budget() -> None:
     text = transcript(thread(30, "result " * 200), max_tokens=200)
     assert "question 29" in text and "question 0" not in text
     assert len(text) <= 800
+
+
+def test_a_summary_without_a_model_lists_each_exchange_and_carries_the_last_ones() -> None:
+    first = extract("", thread(2))
+    assert first.splitlines() == [
+        "Earlier in this thread:",
+        "- Asked: question 0 (looked up: lookup) Answered: answer 0",
+        "- Asked: question 1 (looked up: lookup) Answered: answer 1",
+    ]
+    long_ask = [HumanMessage("rooms " * 100), AIMessage("Which dates do you mean?")]
+    later = extract(first, [*long_ask, *thread(EXTRACT_EXCHANGES)[4:]]).splitlines()
+    assert len(later) == 1 + EXTRACT_EXCHANGES  # the oldest carried exchanges went first
+    assert later[1] == f"- Asked: {('rooms ' * 100)[: EXTRACT_CHARS - 1]}… " + (
+        "Answered: Which dates do you mean?"
+    )
+    assert later[-1].startswith(f"- Asked: question {EXTRACT_EXCHANGES - 1} ")
+    assert extract("The person asked about rooms.", []).splitlines()[1:] == [
+        "- The person asked about rooms."
+    ]
+
+
+async def test_compaction_without_a_model_cuts_as_with_one_and_flushes_nothing() -> None:
+    history = [*thread(5), HumanMessage("now", id="now")]
+    done = await compact(
+        history,
+        turn_start=len(history) - 1,
+        previous_summary="",
+        model=None,
+        memory_tool=None,
+        tool_ctx=None,  # type: ignore[arg-type]  # no flush, so no tool runs
+        key_prefix="k",
+        context_window=4096,
+        deadline=0.0,  # no model call to give time to
+    )
+    assert done is not None and history[done.cut].id == "h4"
+    assert done.summary == extract("", history[: done.cut])
+    assert done.flush.model_calls == 0 and done.flush.saved == []

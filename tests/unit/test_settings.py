@@ -6,7 +6,7 @@ import pytest
 
 from core import limits
 from core.run_context import RunContext
-from core.settings import Settings
+from core.settings import EXTRACTIVE, Settings
 
 
 def test_model_default_depends_on_the_key() -> None:
@@ -79,6 +79,15 @@ def test_the_window_follows_the_model() -> None:
     assert settings.context_window_for("local") == 4096
     assert settings.context_window_for("openai:gpt-4o") == 128_000
     assert Settings(_env_file=None, context_window=32_000).context_window_for("local") == 32_000
+
+
+def test_the_local_model_compacts_without_a_model_unless_one_is_named() -> None:
+    settings = Settings(_env_file=None)
+    assert settings.compaction_model_for("local") == EXTRACTIVE
+    assert settings.compaction_model_for("openai:gpt-4o") is None  # the run's model
+    named = Settings(_env_file=None, compaction_model="openai:gpt-4o-mini")
+    assert named.compaction_model_for("local") == "openai:gpt-4o-mini"
+    assert RunContext.from_settings(settings, model="local").compaction_model == EXTRACTIVE
 
 
 def test_the_step_budget_fits_a_turn() -> None:
