@@ -62,6 +62,16 @@ _ARGS_EXAMPLE = (
         "content": '{"tool": "send_email", "args": {"to": "Bob Stone", "subject": "minutes"}}',
     },
 )
+_REPLY_EXAMPLES = (
+    {"role": "user", "content": "thanks a lot!"},
+    {"role": "assistant", "content": "You're welcome! Anything else I can look up?"},
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": "Hi! What can I look up for you?"},
+    {"role": "user", "content": "ok, bye"},
+    {"role": "assistant", "content": "Bye! Ask me any time."},
+)
+"""Exchanges shown before the conversation when no tool answered: without them the model
+echoes "thanks!" back, and says "I'm sorry for your loss" to "bye!"."""
 _RESULTS_RULE = "Answer the question from the tool results, in one or two sentences."
 _BREVITY = "Keep your answers short."
 _WORD = re.compile(r"\w+")
@@ -111,7 +121,7 @@ def reply_prompt(messages: Sequence[BaseMessage], turn: Turn) -> str:
 
     With tool results the system part only asks to answer from them: the persona, the rules
     and the context block make this model copy them instead. Without, it keeps the persona's
-    first paragraph, today's date and the context entries.
+    first paragraph, today's date and the context entries, and shows `_REPLY_EXAMPLES`.
     """
     earlier = [
         m
@@ -127,6 +137,7 @@ def reply_prompt(messages: Sequence[BaseMessage], turn: Turn) -> str:
         if context:
             parts.append("Context:\n" + "\n".join(context))
         system = "\n".join(part for part in parts if part)
+        body = [*_REPLY_EXAMPLES, *body]
     return chatml([{"role": "system", "content": system}, *body])
 
 
@@ -163,7 +174,8 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
 
     With no result this turn, a reply that copies an earlier answer's rendering ("Here is
     what get_availability found: ...") or holds a date or an amount `prompt` (what the model
-    read) does not, reads as a lookup that was never made: `UNLOOKED` is said instead.
+    read) does not, reads as a lookup that was never made: `UNLOOKED` is said instead;
+    otherwise its first line is kept.
 
     Returns:
         The reply to send, and whether it is the model's own text.
@@ -171,7 +183,8 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
     if not turn.results:
         if _ECHO.search(reply) or _invented(reply, prompt):
             return UNLOOKED, False
-        return reply, True
+        # Past its first line ("You're welcome!") the model rambles on.
+        return reply.split("\n", 1)[0].strip(), True
     latest = turn.results[-1]
     if latest.failed:
         # Asked to explain a refusal or an error, this model invents; the tool's own

@@ -214,6 +214,10 @@ def test_without_results_the_reply_is_the_models() -> None:
     prompt = "Today is Tuesday, 2026-11-24 (UTC).\nwhat's the date?"
     dated = "Today is 2026-11-24."
     assert grounded(dated, turn_of("what's the date?"), prompt) == (dated, True)
+    # Seen with the local model: past the first line it wanders off.
+    rambling = "You're welcome! I'm glad you enjoyed my chat.\nThank you for everything,"
+    welcome = ("You're welcome! I'm glad you enjoyed my chat.", True)
+    assert grounded(rambling, turn_of("thank you so much"), "") == welcome
 
 
 def test_without_results_a_reply_dressed_as_a_lookup_is_replaced() -> None:

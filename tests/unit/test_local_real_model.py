@@ -118,6 +118,23 @@ def test_the_dates_a_reply_asked_for_go_to_the_lookup_that_needed_them(
     assert chained.tool_calls[0]["args"]["check_in"] == "2026-12-04"
 
 
+def test_thanks_is_answered_not_echoed(model: BaseChatModel) -> None:
+    call = {"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}, "id": "call_1"}
+    conversation = [
+        SYSTEM,
+        HumanMessage("When is Hanukkah this year?"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(json.dumps(HANUKKAH), tool_call_id="call_1", name="resolve_holiday"),
+        AIMessage("Hanukkah starts on 2026-12-05."),
+        HumanMessage("thanks!"),
+    ]
+
+    answer = ask(model, ["resolve_holiday", "resolve_date_hint"], conversation)
+
+    assert answer.tool_calls == []
+    assert "welcome" in answer.text.lower() and "\n" not in answer.text
+
+
 def test_tool_choice_none_replies(model: BaseChatModel) -> None:
     answer = ask(
         model,
