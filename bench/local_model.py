@@ -29,7 +29,7 @@ TODAY = "2026-11-24"
 TARGET_RIGHT = 10
 TARGET_MEDIAN_S = 6.0
 TARGET_P95_S = 15.0
-TARGET_CONVERSATION_RIGHT = 9
+TARGET_CONVERSATION_RIGHT = 11
 """Of the conversation's 12 asks, both the right tool and the fact."""
 
 
@@ -85,7 +85,7 @@ ASKS = (
     Ask(
         "Is a room available from December 18 to December 20?", "get_availability", ("room", "Room")
     ),
-    Ask("thanks!", None, ()),
+    Ask("thanks!", None, ("welcome",)),
 )
 
 CONVERSATION = (
@@ -102,9 +102,12 @@ CONVERSATION = (
     Ask("the Thorinox one", "resolve_brand", ("Thorinox",)),
     # Nothing before it gives a date: the reply asks for the dates rather than booking.
     Ask("book a room for Dana Levi", None, ("Which dates",)),
-    Ask("thanks!", None, ()),
+    Ask("Do we have a room free?", None, ("Which dates",)),
+    # The dates the reply asked for: the room search runs on them.
+    Ask("next weekend", "resolve_date_hint", ("Queen",)),
+    Ask("thanks!", None, ("welcome",)),
 )
-"""One thread, in order. A follow-up's fact is a date only the right reading of it gives."""
+"""One thread, in order. A follow-up's fact is what only the right reading of it gives."""
 
 
 @dataclass
@@ -243,9 +246,10 @@ def _render_conversation(turns: list[Turn]) -> list[str]:
     both = sum(t.right_tool and t.has_fact for t in turns)
     lines = [
         "",
-        f"One conversation, in one thread, in this order. A follow-up's fact is a date only "
+        f"One conversation, in one thread, in this order. A follow-up's fact is what only "
         f"the right reading of it gives (the stay from next weekend's dates, not from a task "
-        f"due December 4; one night on Christmas Day). Target: right tool and fact on "
+        f"due December 4; one night on Christmas Day; the rooms free on the dates a reply "
+        f"asked for). Target: right tool and fact on "
         f"≥ {TARGET_CONVERSATION_RIGHT} of {len(turns)}.",
         "",
         "| # | ask | expected | called | right | fact | s | status |",
