@@ -105,10 +105,18 @@ def pools(turn: Turn) -> Pools:
     strings = [leaf for leaf in leaves if isinstance(leaf, str)]
     results = [s[:MAX_VALUE_CHARS] for s in strings if s.strip()]
     spans = spans_of(turn.ask)
-    names = [s for s in spans if name_like(s, turn.ask)]
+    today = today_of(turn.system)
+    # Dates read as names too: "tasks due before December 10" had the assignee "December
+    # 10", then "December". Names are the message's spans outside its dates, and a time in
+    # words ("Friday") is none.
+    names = [
+        span
+        for span in spans_of(without_dates(turn.ask))
+        if span in turn.ask and name_like(span, turn.ask) and not names_a_time(span)
+    ]
     said = _NUMBER_TEXT.findall(without_dates(turn.ask))
     numbers = said + [json.dumps(leaf) for leaf in leaves if isinstance(leaf, int | float)]
-    dates = dates_in(turn.ask, today_of(turn.system))
+    dates = dates_in(turn.ask, today)
     dates += [s for s in strings if ISO_DATE.fullmatch(s)]
     text = " ".join([turn.ask, *strings]).casefold()
     entities: dict[str, list[str]] = {kind: [] for kind in ENTITY_KINDS}
@@ -253,9 +261,9 @@ class _Copier:
 
         A date is one the turn holds, else one the previous exchange offers
         (`Pools.carried_dates`); a client or brand is one the message mentions, else the
-        previous exchange's unless the message asks which one; any other string is a span of
-        the message or a result's value (the previous exchange's value of that name first,
-        `Pools.carried_texts`).
+        previous exchange's unless the message asks which one or it had several; any other
+        string is a span of the message or a result's value (the previous exchange's value
+        of that name first, `Pools.carried_texts`).
         """
         values = self._values
         earlier = values.carried_texts(name)
@@ -265,8 +273,9 @@ class _Copier:
             return ()
         if name in values.entities:
             # Carried over, it would answer "which client owns Garlic Press?" for the client
-            # the last exchange was about.
-            asked = name in values.asked
+            # the last exchange was about. Several (a list of tasks names a client in each)
+            # are not one the exchange was about.
+            asked = name in values.asked or len(earlier) > 1
             known = values.entities[name] or (() if asked else earlier)
             if known or not required:
                 return known or None

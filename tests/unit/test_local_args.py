@@ -508,6 +508,29 @@ def test_a_client_is_carried_over_unless_the_message_asks_which_client() -> None
     assert "Thorinox" in call_grammar(LIST_TASKS, following)._grammar
 
 
+def test_a_list_of_records_names_no_one_client_to_carry_over() -> None:
+    call = {"name": "list_tasks", "args": {"due_before": "2026-12-10"}, "id": "c1"}
+    tasks = {"tasks": [{"client": "Distex"}, {"client": "Thorinox"}, {"client": "Distex"}]}
+    plain = SystemMessage("You are agentloop.")
+    asked = "what tasks are due before December 10?"
+
+    values = pools(after_exchange(asked, call, tasks, "Two.", "which tasks does Omar have?", plain))
+
+    assert values.earlier["client"] == ("Distex", "Thorinox")
+    pytest.importorskip("llama_cpp")
+    grammar = call_grammar(LIST_TASKS, values)._grammar
+    assert "Distex" not in grammar and "Thorinox" not in grammar
+
+
+def test_a_date_in_the_message_is_no_name() -> None:
+    values = pools(turn_of("what tasks are due before December 10 for Omar Haddad, Friday?"))
+
+    assert values.dates == ("2026-12-10",)
+    assert "Omar Haddad" in values.names
+    assert not [name for name in values.names if "December" in name or "Friday" in name]
+    assert "December 10" in values.spans  # a required string may still take it
+
+
 def test_a_required_date_nothing_gives_makes_the_tool_unfillable() -> None:
     assert unfillable(BOOKING, pools(turn_of("book the queen room for Dana Levi"))) == ["check_in"]
     assert unfillable(BOOKING, pools(turn_of("book a room on December 18 for Dana"))) == []
