@@ -48,8 +48,8 @@ class Pools:
 
     spans: tuple[str, ...]
     names: tuple[str, ...]
-    """Spans that read as names (a capitalized word not opening the message, a number) and
-    tool result values: what an optional string may take."""
+    """Spans outside the message's dates that read as names (a capitalized word not opening
+    the message, a number) and tool result values: what an optional string may take."""
     numbers: tuple[str, ...]
     dates: tuple[str, ...]
     text: str
@@ -275,8 +275,8 @@ class _Copier:
             # Carried over, it would answer "which client owns Garlic Press?" for the client
             # the last exchange was about. Several (a list of tasks names a client in each)
             # are not one the exchange was about.
-            asked = name in values.asked or len(earlier) > 1
-            known = values.entities[name] or (() if asked else earlier)
+            open_question = name in values.asked or len(earlier) > 1
+            known = values.entities[name] or (() if open_question else earlier)
             if known or not required:
                 return known or None
         low = max(int(a.get("minLength", 1)) for a in alternatives)
