@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage, messages_from_dict
 from langchain_core.messages.utils import count_tokens_approximately
@@ -58,6 +59,18 @@ def compaction_script() -> list[dict[str, object]]:
     return first + later
 
 
+async def ask_for_reports(runner: Any, turns: int, compaction_model: str) -> dict[str, Any]:
+    """Ask for reports 0 to `turns` - 1 in one thread; return the state after the last."""
+    state: dict[str, Any] = {}
+    for n in range(turns):
+        turn = await run(
+            runner, f"Show me report {n}", context_window=WINDOW, compaction_model=compaction_model
+        )
+        state = turn.state
+        assert state["final_text"] == f"Report {n} is ready: all rows are in."
+    return state
+
+
 async def test_sixty_turns_stay_valid_bounded_and_compacted(
     open_runner, write_script, workspace_url: str, tmp_path: Path
 ) -> None:
@@ -70,16 +83,8 @@ async def test_sixty_turns_stay_valid_bounded_and_compacted(
         scripted_transcript=transcript,
         database_url=workspace_url,
     ) as runner:
-        for n in range(TURNS):
-            turn = await run(
-                runner,
-                f"Show me report {n}",
-                context_window=WINDOW,
-                compaction_model=compaction_spec,
-            )
-            assert turn.state["final_text"] == f"Report {n} is ready: all rows are in."
+        state = await ask_for_reports(runner, TURNS, compaction_spec)
         compactor = runner.models.resolve(compaction_spec)
-        state = turn.state
 
     schemas = registry.openai_schemas()
     entries = [json.loads(line) for line in transcript.read_text().splitlines()]
@@ -144,15 +149,7 @@ async def test_without_a_compaction_model_the_summary_lists_the_asks_and_no_note
         scripted_transcript=transcript,
         database_url=workspace_url,
     ) as runner:
-        for n in range(turns):
-            turn = await run(
-                runner,
-                f"Show me report {n}",
-                context_window=WINDOW,
-                compaction_model=EXTRACTIVE,
-            )
-            assert turn.state["final_text"] == f"Report {n} is ready: all rows are in."
-        state = turn.state
+        state = await ask_for_reports(runner, turns, EXTRACTIVE)
 
     # Every model call was the turn's own: none went to a flush or a summary.
     requests = [messages_from_dict(json.loads(line)["messages"]) for line in transcript.open()]

@@ -108,6 +108,24 @@ def on_budget_three(open_runner: Any, spec: Path, transcript: Path, database_url
     )
 
 
+async def offers_of_two_turns(
+    open_runner: Any, spec: Path, transcript: Path, database_url: str, first: str, then: str
+) -> list[list[str]]:
+    """The tools each model call was offered over two turns in one thread, on budget three."""
+    async with on_budget_three(open_runner, spec, transcript, database_url) as runner:
+        await runner.run_turn(TurnRequest("t1", "U1", first, today="2026-11-24"))
+        await runner.run_turn(TurnRequest("t1", "U1", then, today="2026-11-24"))
+    return offered(transcript)
+
+
+def assert_date_reader_and_lookup_first(offer: list[str], expected: list[str] | None) -> None:
+    """The offer opens with `expected`; with None, not with the date reader and room search."""
+    if expected is None:
+        assert offer[:2] != ["resolve_date_hint", "get_availability"]
+    else:
+        assert offer[:2] == expected
+
+
 async def test_a_small_budget_offers_only_matching_tools_and_keeps_the_called_one(
     open_runner, write_script, tmp_path: Path, workspace, workspace_url
 ) -> None:
@@ -233,14 +251,10 @@ async def test_a_follow_up_that_changes_only_when_is_offered_the_date_reader_and
 ) -> None:
     transcript = tmp_path / "requests.jsonl"
     spec = write_script([{"tool_calls": [call]}, {"content": "Here."}, {"content": "Sure."}])
-    async with on_budget_three(open_runner, spec, transcript, workspace_url) as runner:
-        await runner.run_turn(TurnRequest("t1", "U1", first, today="2026-11-24"))
-        await runner.run_turn(TurnRequest("t1", "U1", follow_up, today="2026-11-24"))
-    *_, offer = offered(transcript)
-    if offered_first is None:
-        assert offer[:2] != ["resolve_date_hint", "get_availability"]
-    else:
-        assert offer[:2] == offered_first
+    *_, offer = await offers_of_two_turns(
+        open_runner, spec, transcript, workspace_url, first, follow_up
+    )
+    assert_date_reader_and_lookup_first(offer, offered_first)
 
 
 @pytest.mark.parametrize(
@@ -276,12 +290,8 @@ async def test_a_time_after_an_answer_without_a_lookup_is_offered_the_questions_
 ) -> None:
     transcript = tmp_path / "requests.jsonl"
     spec = write_script([{"content": "Which dates do you mean?"}, *[{"content": "Sure."}] * 3])
-    async with on_budget_three(open_runner, spec, transcript, workspace_url) as runner:
-        await runner.run_turn(TurnRequest("t1", "U1", first, today="2026-11-24"))
-        await runner.run_turn(TurnRequest("t1", "U1", follow_up, today="2026-11-24"))
-    asked, offer, *_ = offered(transcript)
+    asked, offer, *_ = await offers_of_two_turns(
+        open_runner, spec, transcript, workspace_url, first, follow_up
+    )
     assert asked[0] == ranked_first
-    if offered_first is None:
-        assert offer[:2] != ["resolve_date_hint", "get_availability"]
-    else:
-        assert offer[:2] == offered_first
+    assert_date_reader_and_lookup_first(offer, offered_first)

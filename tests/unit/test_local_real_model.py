@@ -79,16 +79,19 @@ def test_a_tasks_ask_calls_list_tasks_for_the_client(model: BaseChatModel) -> No
     assert answer.tool_calls[0]["args"]["client"] == "Thorinox"
 
 
-def test_after_the_result_the_reply_gives_the_date(model: BaseChatModel) -> None:
+def hanukkah_looked_up() -> list[Any]:
+    """The Hanukkah ask, its resolve_holiday call and the result."""
     call = {"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}, "id": "call_1"}
-    conversation = [
+    return [
         SYSTEM,
         HumanMessage("When is Hanukkah this year?"),
         AIMessage("", tool_calls=[call]),
         ToolMessage(json.dumps(HANUKKAH), tool_call_id="call_1", name="resolve_holiday"),
     ]
 
-    answer = ask(model, ["resolve_holiday", "resolve_date_hint"], conversation)
+
+def test_after_the_result_the_reply_gives_the_date(model: BaseChatModel) -> None:
+    answer = ask(model, ["resolve_holiday", "resolve_date_hint"], hanukkah_looked_up())
 
     assert answer.tool_calls == []
     assert "2026-12-05" in answer.text
@@ -119,12 +122,8 @@ def test_the_dates_a_reply_asked_for_go_to_the_lookup_that_needed_them(
 
 
 def test_thanks_is_answered_not_echoed(model: BaseChatModel) -> None:
-    call = {"name": "resolve_holiday", "args": {"holiday_name": "Hanukkah"}, "id": "call_1"}
     conversation = [
-        SYSTEM,
-        HumanMessage("When is Hanukkah this year?"),
-        AIMessage("", tool_calls=[call]),
-        ToolMessage(json.dumps(HANUKKAH), tool_call_id="call_1", name="resolve_holiday"),
+        *hanukkah_looked_up(),
         AIMessage("Hanukkah starts on 2026-12-05."),
         HumanMessage("thanks!"),
     ]
