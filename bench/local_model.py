@@ -30,7 +30,7 @@ TARGET_RIGHT = 10
 TARGET_MEDIAN_S = 6.0
 TARGET_P95_S = 15.0
 TARGET_CONVERSATION_RIGHT = 11
-"""Of the conversation's 12 asks, both the right tool and the fact."""
+"""Of the conversation's asks, both the right tool and the fact."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,8 @@ CONVERSATION = (
     # The dates the reply asked for: the room search runs on them.
     Ask("next weekend", "resolve_date_hint", ("Queen",)),
     Ask("thanks!", None, ("welcome",)),
+    # The dates, the rooms on them, then the booking proposed for the guest the message names.
+    Ask("book a room for Dana Levi next weekend", "resolve_date_hint", ("create_booking",)),
 )
 """One thread, in order. A follow-up's fact is what only the right reading of it gives."""
 

@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -65,6 +65,9 @@ class Pools:
     own_time: bool = False
     """The message says when in words no date here is ("next weekend"): the previous
     exchange's dates are not the ones it means."""
+    fields: dict[str, tuple[str | int | float, ...]] = field(default_factory=dict)
+    """This turn's result values by field name (`result_fields`): an argument of that name
+    takes one of them."""
 
     @cached_property
     def earlier_dates(self) -> tuple[str, ...]:
@@ -135,7 +138,32 @@ def pools(turn: Turn) -> Pools:
         frozenset(kind for kind, pattern in _ASKED.items() if pattern.search(turn.ask)),
         own_time=not dates and names_a_time(turn.ask),
         said_numbers=_unique(said),
+        fields=result_fields(turn),
     )
+
+
+def result_fields(turn: Turn) -> dict[str, tuple[str | int | float, ...]]:
+    """This turn's plain result values by field name.
+
+    A top-level field's value, else the values the results' listed records hold under that
+    name (each room's `room_type`). `get_availability`'s "check_in" is the date a booking
+    after it starts: a value found under the argument's own name is the one the results
+    mean for it.
+    """
+    top = {
+        key: (value,)
+        for key, value in turn.result_values().items()
+        if isinstance(value, str | int | float) and not isinstance(value, bool)
+    }
+    listed: dict[str, list[str | int | float]] = {}
+    for result in turn.results:
+        data = result.data()
+        lists = [v for v in data.values() if isinstance(v, list)] if isinstance(data, dict) else []
+        for record in (item for items in lists for item in items if isinstance(item, dict)):
+            for key, value in record.items():
+                if isinstance(value, str | int | float) and not isinstance(value, bool):
+                    listed.setdefault(str(key), []).append(value)
+    return {**{key: _unique_values(found) for key, found in listed.items()}, **top}
 
 
 def unfillable(tool: dict[str, Any], values: Pools) -> list[str]:
@@ -241,6 +269,11 @@ class _Copier:
             # count of something else ("nights": 1) does not make it.
             given = values.numbers if required else values.said_numbers
             numbers = _unique([*given, *before])
+            found = [json.dumps(v) for v in values.fields.get(name, ()) if not isinstance(v, str)]
+            if found:
+                # The results' value under this name, or one the message says (the lookup
+                # may have used its default).
+                numbers = _unique([*found, *values.said_numbers])
             literals = tuple(
                 n
                 for n in numbers
@@ -259,13 +292,19 @@ class _Copier:
     ) -> tuple[str, ...] | None:
         """The strings a string property may take; None to leave an optional one out.
 
-        A date is one the turn holds, else one the previous exchange offers
+        A value this turn's results hold under the property's name is the one it takes
+        (`Pools.fields`), or a client or brand the message mentions. Otherwise a date is one the turn holds, else one the previous exchange offers
         (`Pools.carried_dates`); a client or brand is one the message mentions, else the
         previous exchange's unless the message asks which one or it had several; any other
         string is a span of the message or a result's value (the previous exchange's value
         of that name first, `Pools.carried_texts`).
         """
         values = self._values
+        named = tuple(v for v in values.fields.get(name, ()) if isinstance(v, str))
+        if named:
+            # The results' value under this name (`get_availability`'s check_in for a
+            # booking after it, one of its rooms' room_type), or a record the message names.
+            return _unique([*named, *values.entities.get(name, ())])
         earlier = values.carried_texts(name)
         if _is_date(alternatives):
             return values.dates or values.carried_dates(name, required=required)
@@ -298,6 +337,10 @@ def _compiled(function_json: str) -> str:
 def _mentioned(value: Any, text: str) -> bool:
     words = str(value).casefold().replace("_", " ")
     return bool(words) and re.search(rf"\b{re.escape(words)}\b", text) is not None
+
+
+def _unique_values(items: Iterable[str | int | float]) -> tuple[str | int | float, ...]:
+    return tuple(dict.fromkeys(items))
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:

@@ -163,7 +163,7 @@ class Decider:
         if not tools:
             candidates = [Candidate(REPLY, 0.0, "no offered tool can be filled")]
         elif turn.answered and reply_allowed:
-            candidates = self._after_results(turn, tools)
+            candidates = self._after_results(turn, tools, _asked_for(scores), values)
         elif scores is None and not reply_allowed:
             candidates = self._unranked(turn, tools)
         else:
@@ -239,12 +239,19 @@ class Decider:
         )
         return Candidate(REPLY, margin - SMALL_TALK_BAR, f"small talk {margin:+.2f} vs requests")
 
-    def _after_results(self, turn: Turn, tools: list[dict[str, Any]]) -> list[Candidate]:
+    def _after_results(
+        self, turn: Turn, tools: list[dict[str, Any]], asked_for: str | None, values: Pools
+    ) -> list[Candidate]:
         """After a tool result: reply, or chain to an offered tool not called yet.
 
         A chain needs a tool whose required arguments all are top-level values of this
         turn's results, at least one of them news (not in the message): the results made
         the call possible, as dates from `resolve_date_hint` make `get_availability`.
+
+        The tool the message itself ranked first (`asked_for`: "book a room for Dana Levi
+        next weekend" ranks `create_booking` first) may also take a field of the results'
+        records (a room's `room_type`) and, for a text argument, a name the message says
+        ("Dana Levi"): the lookups before it were steps towards it.
         """
         candidates = [Candidate(REPLY, 0.0, "a tool result arrived")]
         fresh = [t for t in tools if t["function"]["name"] not in turn.called][:2]
@@ -269,6 +276,11 @@ class Decider:
             if dates:
                 dated = date_arguments(tool, required_only=True)
                 fills |= {arg: dates for arg in dated if arg not in fills}
+            if name == asked_for:
+                fills |= {arg: list(v) for arg, v in values.fields.items() if arg in required}
+                said = [n for n in values.names if n in turn.ask]
+                texts = [a for a in _text_arguments(tool) if a in required and a not in fills]
+                fills |= {arg: said for arg in texts if said}
             unfilled = [arg for arg in required if arg not in fills]
             if not required or unfilled:
                 why = f"results lack {', '.join(unfilled)}" if unfilled else "needs nothing"
@@ -309,6 +321,22 @@ class Decider:
         prefix_tokens, tokens = scorer.tokens(prefix), scorer.tokens(continuation)
         self._read += len(prefix_tokens) + len(tokens)
         return scorer.loglik(prefix_tokens, tokens)
+
+
+def _asked_for(scores: Mapping[str, float] | None) -> str | None:
+    """The tool the ranking placed first for the message (None without a ranking)."""
+    ranked = {name: score for name, score in (scores or {}).items() if score > 0}
+    return max(ranked, key=lambda name: ranked[name]) if ranked else None
+
+
+def _text_arguments(tool: dict[str, Any]) -> list[str]:
+    """The names of the tool's plain text arguments (no date, no enum)."""
+    properties = ((tool["function"].get("parameters") or {}).get("properties")) or {}
+    return [
+        name
+        for name, prop in properties.items()
+        if prop.get("type") == "string" and "format" not in prop and "enum" not in prop
+    ]
 
 
 def _asks_again(turn: Turn, offered: set[str]) -> bool:

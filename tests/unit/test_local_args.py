@@ -593,3 +593,46 @@ def test_an_optional_number_takes_the_messages_not_a_results_count_of_something_
     assert "guests" not in call_grammar(rooms, chained)._grammar  # the default applies
     grammar = call_grammar(rooms, asked)._grammar
     assert "guests" in grammar and '"3"' in grammar
+
+
+def test_an_argument_a_result_names_takes_that_results_value() -> None:
+    pytest.importorskip("llama_cpp")
+    rooms = {
+        "status": "found",
+        "check_in": "2026-12-04",
+        "guests": 2,
+        "rooms": [
+            {"room_type": "Queen", "nightly_rates": [{"date": "2026-12-05", "rate": 149}]},
+            {"room_type": "King Suite", "nightly_rates": []},
+        ],
+    }
+    booking = {
+        "function": {
+            "name": "create_booking",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    **BOOKING["function"]["parameters"]["properties"],
+                    "room_type": {"type": "string"},
+                },
+                "required": ["check_in", "guest_name", "room_type"],
+            },
+        }
+    }
+
+    def copied(ask: str) -> list[str]:
+        """The values each copied argument may take, one rule per argument."""
+        text = call_grammar(booking, pools(turn_of(ask, ("get_availability", rooms))))._grammar
+        return [line.split(" ::= ")[1] for line in text.splitlines() if line.startswith("copied-")]
+
+    values = pools(turn_of("book a room for Dana Levi next weekend", ("get_availability", rooms)))
+    check_in, guests, guest_name, room_type = copied("book a room for Dana Levi next weekend")
+
+    assert values.fields["check_in"] == ("2026-12-04",)
+    # A nightly rate's date is a date the turn holds, but the results say which one starts it.
+    assert check_in == '"\\"2026-12-04\\""'
+    assert room_type == '"\\"Queen\\"" | "\\"King Suite\\""'
+    assert '"\\"Dana Levi\\""' in guest_name  # no field of that name: the message's spans
+    # The guests the lookup counted, or a number the message says; not a rate.
+    assert guests == '"2"'
+    assert copied("book a room for 3 for Dana Levi")[1] == '"2" | "3"'

@@ -390,3 +390,25 @@ def test_a_short_follow_up_stays_with_the_previous_exchanges_tool_ranked_first()
     assert answer.tool is brand
     assert answer.trace()[2]["why"] == "a follow-up of a few words to the previous exchange's tool"
     assert moved_on.tool is client
+
+
+def test_the_tool_the_message_ranked_first_chains_from_listed_records_and_its_names() -> None:
+    booking = tool(
+        "create_booking", "Book a room.", ("room_type", "guest_name"), dates=("check_in",)
+    )
+    rooms = tool("get_availability", "Check which rooms are free.", dates=STAY)
+    found = {"check_in": "2026-12-04", "check_out": "2026-12-06", "rooms": [{"room_type": "Queen"}]}
+    scorer = ScriptedScorer({"Book a room": -5.0, "Check which rooms": -8.0})
+
+    def decided(ask: str, scores: dict[str, float]) -> Any:
+        messages = after(ask, "get_availability", {"check_in": "2026-12-04"}, found)
+        return Decider(scorer).decide(read_turn(messages), [rooms, booking], None, scores)
+
+    asked = decided("book a room for Dana Levi next weekend", {"create_booking": 15.0})
+    assert asked.tool is booking
+    # The message asked for rooms: the booking's room type and guest are no next step.
+    looked = decided("any rooms for Dana Levi next weekend?", {"get_availability": 9.0})
+    assert looked.tool is None
+    assert {c["name"]: c["why"] for c in looked.trace()}["create_booking"] == (
+        "results lack room_type, guest_name"
+    )
