@@ -293,11 +293,12 @@ class _Copier:
         """The strings a string property may take; None to leave an optional one out.
 
         A value this turn's results hold under the property's name is the one it takes
-        (`Pools.fields`), or a client or brand the message mentions. Otherwise a date is one the turn holds, else one the previous exchange offers
-        (`Pools.carried_dates`); a client or brand is one the message mentions, else the
-        previous exchange's unless the message asks which one or it had several; any other
-        string is a span of the message or a result's value (the previous exchange's value
-        of that name first, `Pools.carried_texts`).
+        (`Pools.fields`), or a client or brand the message mentions. Otherwise a date is
+        one the turn holds, else one the previous exchange offers (`Pools.carried_dates`);
+        a client or brand is one the message mentions, else the previous exchange's unless
+        the message asks which one or it had several; any other string is a span of the
+        message or a result's value (the previous exchange's value of that name first,
+        `Pools.carried_texts`).
         """
         values = self._values
         named = tuple(v for v in values.fields.get(name, ()) if isinstance(v, str))
