@@ -23,6 +23,14 @@ from core.observability import logs
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 
+LOCAL_EXAMPLES = (
+    "When is Hanukkah this year?",
+    "what's still open for Thorinox?",
+    "Do we have a room free next weekend?",
+    "book a room for Dana Levi next weekend",
+)
+"""Asks the local model handles on the demo workspace: one thing at a time, names spelled out."""
+
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
 logger = logging.getLogger(__name__)
@@ -43,11 +51,16 @@ def chat(
     settings = settings_or_exit()
     log_path = logs.configure(settings.data_dir, verbose)
     thread_id = thread or f"cli-{uuid.uuid4().hex[:8]}"
+    spec = model or settings.model_spec()
     out.print(
-        f"[bold]agentloop[/] — model [cyan]{model or settings.model_spec()}[/], "
+        f"[bold]agentloop[/] — model [cyan]{spec}[/], "
         f"checkpointer [cyan]{settings.checkpointer_kind()}[/], thread [cyan]{thread_id}[/]\n"
         f"[dim]Logs: {log_path}. Empty line or Ctrl-D to quit.[/]"
     )
+    if spec == "local":
+        # The embedded model is tiny: it does one clear thing per message well.
+        examples = " · ".join(f'"{example}"' for example in LOCAL_EXAMPLES)
+        out.print(f"[dim]The local model takes one ask at a time, for example: {examples}[/]")
     base = request_or_exit(
         thread_id=thread_id,
         user_id=user or getpass.getuser(),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -204,3 +206,28 @@ def test_every_registered_tool_can_be_bound_at_once(model: BaseChatModel) -> Non
     reply = model.bind_tools(schemas).invoke([HumanMessage("Look up the client Thorinox")])
     assert isinstance(reply, AIMessage)
     assert reply.content or reply.tool_calls
+
+
+def test_chat_on_the_local_model_names_asks_it_handles(tmp_path: Path) -> None:
+    from app.cli.chat import LOCAL_EXAMPLES
+    from tests.support.cli import ROOT
+
+    env = {**os.environ, "AGENTLOOP_DATA_DIR": str(tmp_path), "AGENTLOOP_MODEL": "local"}
+    env.pop("DATABASE_URL", None)
+    env.pop("OPENAI_API_KEY", None)
+    for args, stdin in ((["db", "upgrade"], ""), (["chat"], "\n")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "app.cli", *args],
+            cwd=ROOT,
+            env={**env, "COLUMNS": "400"},
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+
+    assert "model local" in proc.stdout
+    assert "one ask at a time" in proc.stdout
+    assert all(f'"{example}"' in proc.stdout for example in LOCAL_EXAMPLES)
