@@ -19,6 +19,36 @@ _TIME = re.compile(
 )
 
 
+_HOLIDAY = re.compile(
+    r"\b(?:(?:christmas|new year'?s?)(?: eve| day)?|xmas|hanukk?ah|chanukk?ah|thanksgiving"
+    r"|easter(?: sunday| monday)?|good friday"
+    r"|passover|pesach|halloween|valentine'?s|diwali|rosh hashanah|yom kippur|sukkot|purim"
+    r"|independence day|memorial day|labou?r day|juneteenth|boxing day|mlk day"
+    r"|presidents'? day)\b",
+    re.IGNORECASE,
+)
+"""Holidays people ask about by name; a holiday lookup, not a date-hint reading, dates them."""
+
+
+def says_when(text: str) -> bool:
+    """Whether `text` says when in words: a time a date hint reads, or a holiday's name.
+
+    "any rooms over Thanksgiving?" asks about Thanksgiving's dates, whatever dates the
+    previous exchange held.
+    """
+    return names_a_time(text) or _HOLIDAY.search(text) is not None
+
+
+def holidays_in(text: str) -> list[str]:
+    """The holiday names `text` says, as written ("New Year's Eve")."""
+    return [found.group(0) for found in _HOLIDAY.finditer(text)]
+
+
+def without_holidays(text: str) -> str:
+    """`text` with its holiday names cut out: "New" of "New Year's Eve" names no one."""
+    return _HOLIDAY.sub(" ", text)
+
+
 def names_a_time(text: str) -> bool:
     """Whether `text` says when in words only a date-hint reading turns into dates.
 

@@ -49,6 +49,7 @@ class ResolveDateHintArgs(BaseModel):
         "when does Easter fall in 2027",
         "holiday dates for Diwali",
         "one night during Hanukkah",
+        "dates of Christmas, Passover, Easter, Halloween, New Year's Eve or Yom Kippur",
     ),
 )
 async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[str, Any]:

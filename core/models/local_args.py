@@ -29,7 +29,7 @@ from core.models.local_values import (
     today_of,
     without_dates,
 )
-from core.time_phrases import names_a_time
+from core.time_phrases import holidays_in, names_a_time, says_when, without_holidays
 
 _NUMBER_TEXT = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?![\w-])")
 ENTITY_KINDS = ("client", "brand")
@@ -63,8 +63,10 @@ class Pools:
     said_numbers: tuple[str, ...] = ()
     """The numbers the message itself holds (`numbers` adds the tool results')."""
     own_time: bool = False
-    """The message says when in words no date here is ("next weekend"): the previous
-    exchange's dates are not the ones it means."""
+    """The message says when in words no date here is ("next weekend", "over Thanksgiving"):
+    the previous exchange's dates are not the ones it means."""
+    holidays: tuple[str, ...] = ()
+    """The holiday names the message says: what an argument taking a holiday name takes."""
     fields: dict[str, tuple[str | int | float, ...]] = field(default_factory=dict)
     """This turn's result values by field name (`result_fields`): an argument of that name
     takes one of them."""
@@ -114,7 +116,7 @@ def pools(turn: Turn) -> Pools:
     # words ("Friday") is none.
     names = [
         span
-        for span in spans_of(without_dates(turn.ask))
+        for span in spans_of(without_holidays(without_dates(turn.ask)))
         if span in turn.ask and name_like(span, turn.ask) and not names_a_time(span)
     ]
     said = _NUMBER_TEXT.findall(without_dates(turn.ask))
@@ -136,8 +138,9 @@ def pools(turn: Turn) -> Pools:
         {kind: _unique(found) for kind, found in entities.items()},
         turn.earlier,
         frozenset(kind for kind, pattern in _ASKED.items() if pattern.search(turn.ask)),
-        own_time=not dates and names_a_time(turn.ask),
+        own_time=not dates and says_when(turn.ask),
         said_numbers=_unique(said),
+        holidays=_unique(holidays_in(turn.ask)),
         fields=result_fields(turn),
     )
 
@@ -196,7 +199,10 @@ def call_grammar(tool: dict[str, Any], values: Pools) -> Any:
     from llama_cpp.llama_grammar import LlamaGrammar
 
     fn = tool["function"]
-    copier = _Copier(values)
+    # The grammar's schema drops descriptions; whether an argument takes a holiday is read first.
+    properties = (inline_refs(fn.get("parameters") or {}).get("properties")) or {}
+    holiday_names = frozenset(name for name, prop in properties.items() if _takes_a_holiday(prop))
+    copier = _Copier(values, holiday_names)
     schema = copier.schema(safe_args_schema(fn.get("parameters") or {}))
     gbnf = _compiled(json.dumps({"name": fn["name"], "parameters": schema}))
     for marker, texts in copier.markers.items():
@@ -211,6 +217,11 @@ def _alternatives(prop: Any) -> list[dict[str, Any]]:
     if not isinstance(prop, dict):
         return []
     return [a for a in prop.get("anyOf", [prop]) if isinstance(a, dict) and a.get("type") != "null"]
+
+
+def _takes_a_holiday(prop: dict[str, Any]) -> bool:
+    """Whether a property names a holiday: its description's examples are holidays."""
+    return bool(holidays_in(str(prop.get("description", ""))))
 
 
 def _in_range(number: float, alternatives: list[dict[str, Any]]) -> bool:
@@ -231,8 +242,10 @@ def _is_date(alternatives: list[dict[str, Any]]) -> bool:
 class _Copier:
     """Rewrites an argument schema so that each value is one the turn holds."""
 
-    def __init__(self, values: Pools) -> None:
+    def __init__(self, values: Pools, holiday_names: frozenset[str] = frozenset()) -> None:
         self._values = values
+        self._holiday_names = holiday_names
+        """The properties that take a holiday's name (`_takes_a_holiday`)."""
         self.markers: dict[str, tuple[str, ...]] = {}
         """Each marker (a one-value enum in the schema) and the JSON texts it stands for."""
 
@@ -259,7 +272,8 @@ class _Copier:
             return {"enum": named} if named else (prop if required else None)
         literals: tuple[str, ...] = ()
         if kinds == {"string"}:
-            texts = self._texts(name, alternatives, required)
+            holidays = list(values.holidays) if name in self._holiday_names else []
+            texts = holidays or self._texts(name, alternatives, required)
             if texts is None:
                 return None
             literals = tuple(json.dumps(t, ensure_ascii=False) for t in texts)

@@ -636,3 +636,30 @@ def test_an_argument_a_result_names_takes_that_results_value() -> None:
     # The guests the lookup counted, or a number the message says; not a rate.
     assert guests == '"2"'
     assert copied("book a room for 3 for Dana Levi")[1] == '"2" | "3"'
+
+
+def test_a_holiday_name_is_what_a_holiday_argument_takes_and_no_one_elses_name() -> None:
+    pytest.importorskip("llama_cpp")
+    holiday = {
+        "function": {
+            "name": "resolve_holiday",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "holiday_name": {"type": "string", "description": "e.g. 'Hanukkah'"},
+                    "country": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                },
+                "required": ["holiday_name"],
+            },
+        }
+    }
+
+    values = pools(turn_of("book a room for Dana Levi on New Year's Eve"))
+    text = call_grammar(holiday, values)._grammar
+
+    assert values.holidays == ("New Year's Eve",) and values.own_time
+    assert "New" not in values.names and "Dana Levi" in values.names
+    copied = [line.split(" ::= ")[1] for line in text.splitlines() if line.startswith("copied-")]
+    assert copied[0] == '"\\"New Year\'s Eve\\""'
+    # Any other text argument takes the message's spans as before.
+    assert call_grammar(BOOKING, values)._grammar.count("Dana Levi") >= 1

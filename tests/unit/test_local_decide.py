@@ -412,3 +412,17 @@ def test_the_tool_the_message_ranked_first_chains_from_listed_records_and_its_na
     assert {c["name"]: c["why"] for c in looked.trace()}["create_booking"] == (
         "results lack room_type, guest_name"
     )
+
+
+def test_a_holiday_named_is_a_time_the_holiday_lookup_reads() -> None:
+    rooms = tool("get_availability", "Check which rooms are free.", dates=STAY)
+    scorer = ScriptedScorer({SMALL_TALK[0]: -30.0})
+    # After a search for next weekend, its dates are not the ones Thanksgiving means.
+    turn = read_turn([*ROOM_SEARCH, HumanMessage("any rooms over Thanksgiving?")])
+
+    decision = Decider(scorer).decide(turn, [rooms, HOLIDAY], None)
+
+    assert decision.tool is HOLIDAY and decision.lacking == ()
+    assert {c["name"]: c["why"] for c in decision.trace()}["get_availability"] == (
+        "nothing in the turn gives check_in, check_out"
+    )
