@@ -27,3 +27,10 @@ def test_an_information_question_ranks_reads_before_changes() -> None:
     # The same words as a request keep the change's full score.
     request = dict(RANKER.rank("offer a Thorinox coupon discount"))
     assert request["create_task"] == 2 * scores["create_task"]
+
+
+def test_a_holiday_by_name_and_a_persons_work_find_their_lookups() -> None:
+    # Room words rank the room search first; the holiday's name still offers its lookup.
+    assert offered("is a King Suite free on Christmas?")[0] == "resolve_holiday"
+    assert "resolve_holiday" in offered("any rooms over Thanksgiving?")
+    assert offered("what is Omar working on?")[0] == "list_tasks"

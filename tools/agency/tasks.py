@@ -90,6 +90,7 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
         "list the open tasks for Acme",
         "which tasks are due this week",
         "show the to-do list for this client",
+        "what is Priya working on",
     ),
 )
 async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:
