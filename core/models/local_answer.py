@@ -88,6 +88,17 @@ UNLOOKED = (
     "I haven't looked that up, so I can't answer it yet. Could you say what you'd like me to check?"
 )
 """Said in place of a reply that dresses up as a lookup nothing in this turn made."""
+GREETING = "Hi! What can I look up for you?"
+"""Said in place of a reply that thanks or consoles a greeting ("hi" → "You're welcome!")."""
+OFFER = "I look things up and get work done with my tools: ask me about something specific."
+"""Said in place of such a reply to a question ("What can you do?" → "I'm sorry for your
+loss.")."""
+_WELCOME = re.compile(r"\byou'?re welcome\b", re.IGNORECASE)
+_CONDOLENCE = re.compile(r"\bsorry for (?:your|the) loss\b", re.IGNORECASE)
+_GREETS = re.compile(
+    r"^\W*(?:hi|hello|hey|heya|howdy|yo|good (?:morning|afternoon|evening|day))\b", re.IGNORECASE
+)
+_LOSS = re.compile(r"\b(?:loss|lost|died|passed away|funeral)\b", re.IGNORECASE)
 _NOT_RUN = "Not executed:"
 """How a call the person rejected, or never approved, is reported to the model."""
 _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
@@ -184,7 +195,10 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
         if _ECHO.search(reply) or _invented(reply, prompt):
             return UNLOOKED, False
         # Past its first line ("You're welcome!") the model rambles on.
-        return reply.split("\n", 1)[0].strip(), True
+        first = reply.split("\n", 1)[0].strip()
+        if _misplaced(first, turn.ask):
+            return (OFFER if "?" in turn.ask else GREETING), False
+        return first, True
     latest = turn.results[-1]
     if latest.failed:
         # Asked to explain a refusal or an error, this model invents; the tool's own
@@ -211,6 +225,16 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
     ):
         return reply, True
     return shown(latest), False
+
+
+def _misplaced(reply: str, ask: str) -> bool:
+    """Whether the reply is a stock phrase the message gives no cause for.
+
+    Thanks for a greeting or a question, condolences for a loss nobody mentioned.
+    """
+    thanked = _WELCOME.search(reply) is not None and ("?" in ask or _GREETS.search(ask) is not None)
+    consoled = _CONDOLENCE.search(reply) is not None and _LOSS.search(ask) is None
+    return thanked or consoled
 
 
 def _invented(reply: str, sources: str) -> list[str]:

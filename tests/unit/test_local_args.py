@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from core.models.local_answer import UNLOOKED, asking_for, grounded
+from core.models.local_answer import GREETING, OFFER, UNLOOKED, asking_for, grounded
 from core.models.local_args import call_grammar, pools, unfillable
 from core.models.local_call import distinct_dates, titled, with_start, without_repeats
 from core.models.local_turn import read_turn
@@ -232,6 +232,26 @@ def test_without_results_a_reply_dressed_as_a_lookup_is_replaced() -> None:
         assert grounded(reply, turn, prompt) == (UNLOOKED, False), reply
     plain = "Sure, which dates do you have in mind?"
     assert grounded(plain, turn, prompt) == (plain, True)
+
+
+def test_thanks_for_a_greeting_or_a_question_and_unasked_condolences_are_replaced() -> None:
+    # Seen with the local model: each of these replies, to each of these messages.
+    assert grounded("You're welcome! I'm glad you found me.", turn_of("hi"), "") == (
+        GREETING,
+        False,
+    )
+    consoled = "I'm sorry for your loss. I'll be happy to help you out!"
+    assert grounded(consoled, turn_of("What can you do?"), "") == (OFFER, False)
+    assert grounded("You're welcome! What's your task?", turn_of("what now?"), "") == (
+        OFFER,
+        False,
+    )
+    # Thanks, and what reads as thanks, are still welcomed; a loss mentioned is consoled.
+    for ask, reply in (
+        ("great, that's perfect", "You're welcome! Goodbye."),
+        ("my dog died", "I'm sorry for your loss."),
+    ):
+        assert grounded(reply, turn_of(ask), "") == (reply, True)
 
 
 def test_a_range_of_days_gives_both_dates() -> None:
