@@ -189,16 +189,7 @@ def test_chat_asks_inline_and_runs_the_approved_change(
     workspace_url, tmp_path, write_script
 ) -> None:
     env = {**env_for(workspace_url, tmp_path), "AGENTLOOP_MODEL": write_script([CREATE, DONE])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "app.cli", "chat", "--thread", "c1"],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        input="make the task\ny\n\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = agentloop("chat", "--thread", "c1", env=env, stdin="make the task\ny\n\n")
     assert proc.returncode == 0, proc.stderr
     assert "Shall I go ahead?" in proc.stdout
     assert "approve? [y]es / [n]o / [e]dit" in proc.stdout
@@ -210,16 +201,7 @@ def test_chat_ending_at_the_prompt_leaves_the_change_waiting(
     workspace_url, tmp_path, write_script
 ) -> None:
     env = {**env_for(workspace_url, tmp_path), "AGENTLOOP_MODEL": write_script([CREATE])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "app.cli", "chat", "--thread", "c2"],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        input="make the task\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = agentloop("chat", "--thread", "c2", env=env, stdin="make the task\n")
     assert proc.returncode == 0, proc.stderr
     assert "still waiting" in proc.stdout
     assert task_count(workspace_url) == 0

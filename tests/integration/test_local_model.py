@@ -5,8 +5,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -210,24 +208,13 @@ def test_every_registered_tool_can_be_bound_at_once(model: BaseChatModel) -> Non
 
 def test_chat_on_the_local_model_names_asks_it_handles(tmp_path: Path) -> None:
     from app.cli.chat import LOCAL_EXAMPLES
-    from tests.support.cli import ROOT
+    from tests.support.cli import agentloop
 
-    env = {**os.environ, "AGENTLOOP_DATA_DIR": str(tmp_path), "AGENTLOOP_MODEL": "local"}
-    env.pop("DATABASE_URL", None)
-    env.pop("OPENAI_API_KEY", None)
-    for args, stdin in ((["db", "upgrade"], ""), (["chat"], "\n")):
-        proc = subprocess.run(
-            [sys.executable, "-m", "app.cli", *args],
-            cwd=ROOT,
-            env={**env, "COLUMNS": "400"},
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stderr
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path), "AGENTLOOP_MODEL": "local", "COLUMNS": "400"}
+    assert agentloop("db", "upgrade", env=env).returncode == 0
 
-    assert "model local" in proc.stdout
-    assert "one ask at a time" in proc.stdout
-    assert all(f'"{example}"' in proc.stdout for example in LOCAL_EXAMPLES)
+    chat = agentloop("chat", env=env, stdin="\n")
+
+    assert chat.returncode == 0, chat.stderr
+    assert "model local" in chat.stdout and "one ask at a time" in chat.stdout
+    assert all(f'"{example}"' in chat.stdout for example in LOCAL_EXAMPLES)

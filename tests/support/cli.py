@@ -13,14 +13,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def agentloop(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run `agentloop ARGS` in a new Python process and capture its output."""
+    """Run `agentloop ARGS` in a new Python process (fed `stdin`) and capture its output."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "app.cli", *args],
         cwd=ROOT,
         env=full_env,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
