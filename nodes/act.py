@@ -12,6 +12,7 @@ import logging
 import re
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from langchain_core.messages import (
     AIMessage,
@@ -92,7 +93,7 @@ class Act:
         try:
             response = await asyncio.wait_for(
                 # The offer goes into the call's trace; the audit reads the bound tools.
-                bound.ainvoke(prompt, {"metadata": {"offered_tools": offer.scores}}),
+                bound.ainvoke(prompt, {"metadata": self._call_metadata(offer)}),
                 timeout=max(deadline - time.time(), 0.001),
             )
         except TimeoutError:
@@ -144,6 +145,13 @@ class Act:
         # Last: a fallback for details a stored result's summary leaves out. Bound first,
         # a small model took it for the answer to every later ask.
         return Offer((*offer.names, loader.name), {**offer.scores, loader.name: 0.0})
+
+    def _call_metadata(self, offer: Offer) -> dict[str, Any]:
+        """The offer's ranking scores, and which offered tools change data."""
+        changing = [
+            name for name in offer.names if (tool := self._registry.get(name)) and tool.mutating
+        ]
+        return {"offered_tools": offer.scores, "changing_tools": changing}
 
     @staticmethod
     def _past_budget(messages: list[BaseMessage], summary: str, ctx: RunContext) -> bool:

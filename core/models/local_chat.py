@@ -109,11 +109,14 @@ class LocalChatModel(BaseChatModel):
         with self._lock:
             if self._scorer is None:
                 self._scorer = ContinuationScorer(self.llama)
-            # The ranking's scores, where the agent's act node offered the tools.
-            offered = (run_manager.metadata if run_manager else {}).get("offered_tools")
+            # The ranking's scores and the tools that change data, where the agent's act
+            # node offered the tools.
+            metadata = run_manager.metadata if run_manager else {}
+            offered = metadata.get("offered_tools")
             scores = offered if isinstance(offered, dict) else None
+            changing = frozenset(metadata.get("changing_tools") or ())
             values = pools(turn)
-            decision = Decider(self._scorer).decide(turn, tools, choice, scores, values)
+            decision = Decider(self._scorer).decide(turn, tools, choice, scores, values, changing)
             usage.input_tokens += decision.input_tokens
             call, finish, overruled = None, None, ""
             if decision.tool is not None:

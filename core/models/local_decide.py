@@ -122,6 +122,7 @@ class Decider:
         choice: str | None,
         scores: Mapping[str, float] | None = None,
         values: Pools | None = None,
+        changing: frozenset[str] = frozenset(),
     ) -> Decision:
         """Choose between a reply and the first two of `tools` (bound order is rank).
 
@@ -133,6 +134,7 @@ class Decider:
             choice: The normalized tool_choice (None, "auto", "required", "none", a name).
             scores: The tools' ranking scores, when the caller ranked them.
             values: The turn's copyable values, when the caller has read them.
+            changing: The offered tools that change data, when the caller knows them.
 
         Returns:
             The decision, with every candidate's score.
@@ -162,6 +164,9 @@ class Decider:
             tools = [tool for tool in tools if not missing[tool["function"]["name"]]]
         if not tools:
             candidates = [Candidate(REPLY, 0.0, "no offered tool can be filled")]
+        elif turn.answered and reply_allowed and _changed(turn, changing):
+            # The person approved that one change; nothing else runs on its back.
+            candidates = [Candidate(REPLY, 0.0, "a change went through")]
         elif turn.answered and reply_allowed:
             candidates = self._after_results(turn, tools, _asked_for(scores), values)
         elif scores is None and not reply_allowed:
@@ -321,6 +326,12 @@ class Decider:
         prefix_tokens, tokens = scorer.tokens(prefix), scorer.tokens(continuation)
         self._read += len(prefix_tokens) + len(tokens)
         return scorer.loglik(prefix_tokens, tokens)
+
+
+def _changed(turn: Turn, changing: frozenset[str]) -> bool:
+    """Whether the latest result is a change that went through."""
+    latest = turn.results[-1]
+    return latest.name in changing and not latest.failed
 
 
 def _asked_for(scores: Mapping[str, float] | None) -> str | None:

@@ -59,3 +59,21 @@ async def test_the_reference_asks_get_the_right_tool_and_the_fact(
     assert created == len(TASKS)  # the demo workspace's own tasks only
     for seconds in (holiday_s, tasks_s, create_s):
         assert seconds < TURN_LIMIT_S
+
+
+@pytest.mark.parametrize("workspace_url", ["sqlite"], indirect=True)
+async def test_a_booking_proposed_after_a_room_search_is_made_once_approved_and_reported(
+    open_runner, workspace, workspace_url
+) -> None:
+    async with open_runner(default_registry(), model="local", database_url=workspace_url) as runner:
+        rooms, _ = await ask(runner, "Do we have a room free next weekend?", "t-book")
+        proposed, _ = await ask(runner, "book the Queen for Dana Levi", "t-book")
+        approved, _ = await ask(runner, "yes", "t-book")
+
+    assert [c.name for c in rooms.tool_calls] == ["resolve_date_hint", "get_availability"]
+    assert proposed.status == "needs_confirmation"
+    assert [c.name for c in proposed.tool_calls] == ["create_booking"]
+    # The approved change is the turn's last step: its result is the answer, no search after it.
+    assert [c.name for c in approved.tool_calls] == ["create_booking"]
+    assert approved.status == "completed"
+    assert "Dana Levi" in approved.text and "2026-12-04" in approved.text

@@ -426,3 +426,21 @@ def test_a_holiday_named_is_a_time_the_holiday_lookup_reads() -> None:
     assert {c["name"]: c["why"] for c in decision.trace()}["get_availability"] == (
         "nothing in the turn gives check_in, check_out"
     )
+
+
+def test_after_a_change_went_through_the_reply_comes_and_nothing_chains() -> None:
+    booking = tool("create_booking", "Book a room.", ("room_type",), dates=("check_in",))
+    rooms = tool("get_availability", "Check which rooms are free.", dates=STAY)
+    booked = {"status": "confirmed", "check_in": "2026-12-05", "check_out": "2026-12-12"}
+    # Seen with the local model: the booking's dates opened a room search after it.
+    messages = after("book the Queen for Dana Levi", "create_booking", {}, booked)
+    scorer = ScriptedScorer({"Check which rooms": -5.0, "Book a room": -8.0})
+
+    unknown = Decider(scorer).decide(read_turn(messages), [booking, rooms], None)
+    known = Decider(scorer).decide(
+        read_turn(messages), [booking, rooms], None, changing=frozenset({"create_booking"})
+    )
+
+    assert unknown.tool is rooms  # what happened before the change was known
+    assert known.tool is None
+    assert known.trace() == [{"name": REPLY, "score": 0.0, "why": "a change went through"}]
