@@ -88,6 +88,8 @@ UNLOOKED = (
     "I haven't looked that up, so I can't answer it yet. Could you say what you'd like me to check?"
 )
 """Said in place of a reply that dresses up as a lookup nothing in this turn made."""
+WELCOME = "You're welcome! Anything else I can look up?"
+"""Said to thanks in place of a reply that copied an earlier answer's lookup."""
 GREETING = "Hi! What can I look up for you?"
 """Said in place of a reply that thanks or consoles a greeting ("hi" → "You're welcome!")."""
 OFFER = "I look things up and get work done with my tools: ask me about something specific."
@@ -98,6 +100,7 @@ _CONDOLENCE = re.compile(r"\bsorry for (?:your|the) loss\b", re.IGNORECASE)
 _GREETS = re.compile(
     r"^\W*(?:hi|hello|hey|heya|howdy|yo|good (?:morning|afternoon|evening|day))\b", re.IGNORECASE
 )
+_THANKS = re.compile(r"\b(?:thanks|thank you|thx|ty|cheers|much appreciated)\b", re.IGNORECASE)
 _LOSS = re.compile(r"\b(?:loss|lost|died|passed away|funeral)\b", re.IGNORECASE)
 _NOT_RUN = "Not executed:"
 """How a call the person rejected, or never approved, is reported to the model."""
@@ -185,19 +188,21 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
 
     With no result this turn, a reply that copies an earlier answer's rendering ("Here is
     what get_availability found: ...") or holds a date or an amount `prompt` (what the model
-    read) does not, reads as a lookup that was never made: `UNLOOKED` is said instead;
-    otherwise its first line is kept.
+    read) does not, reads as a lookup that was never made: `UNLOOKED` is said instead, or
+    to thanks or a greeting the stock answer (`WELCOME`, `GREETING`); so is a stock phrase
+    the message gives no cause for (`_misplaced`), or `OFFER` to a question. Otherwise its
+    first line is kept.
 
     Returns:
         The reply to send, and whether it is the model's own text.
     """
     if not turn.results:
-        if _ECHO.search(reply) or _invented(reply, prompt):
-            return UNLOOKED, False
         # Past its first line ("You're welcome!") the model rambles on.
         first = reply.split("\n", 1)[0].strip()
+        if _ECHO.search(reply) or _invented(reply, prompt):
+            return _stock_reply(turn.ask) or UNLOOKED, False
         if _misplaced(first, turn.ask):
-            return (OFFER if "?" in turn.ask else GREETING), False
+            return _stock_reply(turn.ask) or OFFER, False
         return first, True
     latest = turn.results[-1]
     if latest.failed:
@@ -225,6 +230,13 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
     ):
         return reply, True
     return shown(latest), False
+
+
+def _stock_reply(ask: str) -> str | None:
+    """The stock answer to thanks or a greeting; None for any other message."""
+    if _THANKS.search(ask):
+        return WELCOME
+    return GREETING if _GREETS.search(ask) else None
 
 
 def _misplaced(reply: str, ask: str) -> bool:

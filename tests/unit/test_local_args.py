@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from core.models.local_answer import GREETING, OFFER, UNLOOKED, asking_for, grounded
+from core.models.local_answer import GREETING, OFFER, UNLOOKED, WELCOME, asking_for, grounded
 from core.models.local_args import call_grammar, pools, unfillable
 from core.models.local_call import distinct_dates, titled, with_start, without_repeats
 from core.models.local_turn import read_turn
@@ -232,6 +232,9 @@ def test_without_results_a_reply_dressed_as_a_lookup_is_replaced() -> None:
         assert grounded(reply, turn, prompt) == (UNLOOKED, False), reply
     plain = "Sure, which dates do you have in mind?"
     assert grounded(plain, turn, prompt) == (plain, True)
+    # Seen with the local model: "thanks!" after a room list copied the list.
+    assert grounded(echo, turn_of("thanks!"), prompt) == (WELCOME, False)
+    assert grounded(invented, turn_of("hello"), prompt) == (GREETING, False)
 
 
 def test_thanks_for_a_greeting_or_a_question_and_unasked_condolences_are_replaced() -> None:
