@@ -19,7 +19,7 @@ from typing import Any
 
 from core.models.local_grammar import answer_schema, inline_refs, safe_args_schema
 from core.models.local_prompt import context_lines
-from core.models.local_turn import Turn
+from core.models.local_turn import Turn, is_plain
 from core.models.local_values import (
     ISO_DATE,
     MAX_VALUE_CHARS,
@@ -153,18 +153,14 @@ def result_fields(turn: Turn) -> dict[str, tuple[str | int | float, ...]]:
     after it starts: a value found under the argument's own name is the one the results
     mean for it.
     """
-    top = {
-        key: (value,)
-        for key, value in turn.result_values().items()
-        if isinstance(value, str | int | float) and not isinstance(value, bool)
-    }
+    top = {key: (value,) for key, value in turn.plain_values().items()}
     listed: dict[str, list[str | int | float]] = {}
     for result in turn.results:
         data = result.data()
         lists = [v for v in data.values() if isinstance(v, list)] if isinstance(data, dict) else []
         for record in (item for items in lists for item in items if isinstance(item, dict)):
             for key, value in record.items():
-                if isinstance(value, str | int | float) and not isinstance(value, bool):
+                if is_plain(value):
                     listed.setdefault(str(key), []).append(value)
     return {**{key: _unique_values(found) for key, found in listed.items()}, **top}
 

@@ -260,13 +260,7 @@ class Decider:
         """
         candidates = [Candidate(REPLY, 0.0, "a tool result arrived")]
         fresh = [t for t in tools if t["function"]["name"] not in turn.called][:2]
-        # Only a plain value can fill an argument: a nested record ("client": {...}) names
-        # no one value a call could take.
-        given = {
-            key: value
-            for key, value in turn.result_values().items()
-            if isinstance(value, str | int | float) and not isinstance(value, bool)
-        }
+        given: dict[str, Any] = turn.plain_values()
         by_name = {tool["function"]["name"]: tool for tool in tools}
         # The tool that answered is normally still offered; if not, its name stands in.
         answered_by = turn.called[-1] if turn.called else turn.results[-1].name

@@ -75,6 +75,19 @@ class Turn:
                 fields.update((str(key), value) for key, value in data.items())
         return fields
 
+    def plain_values(self) -> dict[str, str | int | float]:
+        """The top-level fields of `result_values` that hold one plain value.
+
+        Only a plain value can fill an argument: a nested record ("client": {...}) names no
+        one value a call could take.
+        """
+        return {key: value for key, value in self.result_values().items() if is_plain(value)}
+
+
+def is_plain(value: Any) -> bool:
+    """Whether `value` is a string or a number (a flag is neither)."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
 
 def read_turn(messages: Sequence[BaseMessage]) -> Turn:
     """Split a conversation into the parts the local model's stages use.
@@ -158,7 +171,7 @@ def _collect_named(node: Any, found: dict[str, list[str | int | float]]) -> None
 
 
 def _add_named(found: dict[str, list[str | int | float]], key: str, value: Any) -> None:
-    if isinstance(value, str | int | float) and not isinstance(value, bool) and value != "":
+    if is_plain(value) and value != "":
         found.setdefault(key, []).append(value)
 
 
@@ -166,7 +179,7 @@ def _collect_leaves(node: Any, found: list[str | int | float]) -> None:
     if isinstance(node, dict | list):
         for value in node.values() if isinstance(node, dict) else node:
             _collect_leaves(value, found)
-    elif isinstance(node, str | int | float) and not isinstance(node, bool):
+    elif is_plain(node):
         found.append(node)
 
 
