@@ -40,6 +40,7 @@ from bench.cpu_meter import CpuUse
 from bench.latency_model import LatencyChatModel
 from bench.scratch_db import scratch_postgres
 from bench.shape_floor import shape_floor
+from bench.workers import BASELINE as WORKERS_BASELINE
 from bench.workers import Load, WorkersRun, run_workers
 from core.db.migrate import upgrade
 from core.heap import frozen_startup
@@ -83,6 +84,8 @@ WORKERS_TARGET = 1.5
 """Target: two worker processes give at least this many times one worker's throughput."""
 WORKERS_REPEATS = 5
 """The load runs on one then two workers this many times over; their medians are compared."""
+FULL_LOOP = 0.9
+"""A worker whose process is at least this busy (of a core) is bound by its event loop."""
 
 Turn = Callable[[str, int], Awaitable[tuple[float, bool]]]
 """One turn on a thread (its id, the turn's number): seconds taken, and whether it completed."""
@@ -426,8 +429,13 @@ def run(say: Callable[[str], None] | None = None) -> ConcurrencyResult:
     say = say or (lambda _: None)
     runs = asyncio.run(_measure_all(say))
     load = Load(THREADS, TURNS, MODEL_S, ANSWER, _settings)
-    workers = [run_workers(n, load) for _ in range(WORKERS_REPEATS) for n in (1, 2)]
-    say(", ".join(f"{w.workers} worker(s): {w.throughput:.1f} turns/s" for w in workers))
+    workers = [
+        run_workers(n, load, subject)
+        for _ in range(WORKERS_REPEATS)
+        for subject in ("agentloop", WORKERS_BASELINE)
+        for n in (1, 2)
+    ]
+    say(", ".join(f"{w.subject} × {w.workers}: {w.throughput:.1f} turns/s" for w in workers))
     return ConcurrencyResult(runs=runs, cores=os.cpu_count() or 1, workers=workers)
 
 
@@ -551,54 +559,94 @@ def _over_workers(result: ConcurrencyResult) -> list[str]:
     """The text load spread over one and over two worker processes, run after run."""
     if not result.workers:
         return []
-    medians = {
-        n: statistics.median(w.throughput for w in result.workers if w.workers == n) for n in (1, 2)
+    scaling = {
+        subject: _scaling(result.workers, subject) for subject in ("agentloop", WORKERS_BASELINE)
     }
-    ratio = medians[2] / medians[1]
+    medians, ratio, pairs = scaling["agentloop"]
     verdict = "met" if ratio >= WORKERS_TARGET else "**missed**"
-    ones = [w for w in result.workers if w.workers == 1]
-    twos = [w for w in result.workers if w.workers == 2]
+    ones = [w for w in result.workers if w.subject == "agentloop" and w.workers == 1]
     shares = [w.cpu.machine_busy for w in ones if w.cpu.machine_busy is not None]
     busy = statistics.median(shares) if len(shares) == len(ones) else None
-    pairs = ", ".join(
-        f"{two.throughput / one.throughput:.2f}×" for one, two in zip(ones, twos, strict=False)
-    )
     rows = []
     for w in result.workers:
         failed = f" ({w.turns - w.completed} not completed)" if w.completed < w.turns else ""
         rows.append(
-            f"| {w.workers} | {w.turns}{failed} | {w.wall_s:.1f} | {w.throughput:.1f} "
-            f"| {_ms(w.cpu.process_s / w.turns)} | {_ms(_per_turn(w.cpu.postgres_s, w.turns))} "
-            f"| {_pct(w.cpu.machine_busy)} |"
+            f"| {w.subject} | {w.workers} | {w.turns}{failed} | {w.wall_s:.1f} "
+            f"| {w.throughput:.1f} | {_ms(w.cpu.process_s / w.turns)} "
+            f"| {_ms(_per_turn(w.cpu.postgres_s, w.turns))} | {_pct(w.cpu.machine_busy)} |"
         )
-    return [
+    lines = [
         "",
         f"The same text load (PostgreSQL, {THREADS} threads × {TURNS} turns) spread over worker "
         "processes, each with its own runner, thread t on worker t mod n (so each thread's "
-        f"turns keep their order); the database on the same {result.cores}-core machine. One "
-        f"worker then two, {WORKERS_REPEATS} times over, so that the machine's drift is shared; "
-        "CPU per turn is all the workers' processes and the Postgres server over the run. Each "
-        "worker freezes its heap after its warm-up, as the Slack server does after start-up. "
-        f"Target: two workers ≥ {WORKERS_TARGET:.1f}× one, median against median.",
+        f"turns keep their order); the database on the same {result.cores}-core machine. The "
+        "`create_agent` rows run the same load on LangChain's agent, each worker with its own "
+        "`AsyncPostgresSaver`: how LangChain's own loop scales on this machine. One worker then "
+        f"two, agentloop then create_agent, {WORKERS_REPEATS} times over, so that the machine's "
+        "drift is shared; CPU per turn is all the workers' processes and the Postgres server "
+        "over the run. Each worker freezes its heap after its warm-up, as the Slack server does "
+        f"after start-up. Target: two workers ≥ {WORKERS_TARGET:.1f}× one, median against "
+        "median.",
         "",
-        "| worker processes | turns | wall s | turns/s | agent CPU ms/turn "
+        "| agent | worker processes | turns | wall s | turns/s | agent CPU ms/turn "
         "| Postgres CPU ms/turn | machine busy |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
         *rows,
         "",
-        f"Median: one worker {medians[1]:.1f} turns/s, two workers {medians[2]:.1f}: "
-        f"{ratio:.2f}× ({verdict}). Pair by pair: {pairs}.",
-        *(
-            [
-                "",
-                f"One worker keeps {busy:.0%} of the machine busy (its event loop, the database "
-                f"and the rest), so two can give at most {1 / busy:.2f}× one's throughput if a "
-                "turn costs as much CPU with both cores busy as with one.",
-            ]
-            if busy
-            else []
-        ),
+        f"Median, agentloop: one worker {medians[1]:.1f} turns/s, two workers "
+        f"{medians[2]:.1f}: {ratio:.2f}× ({verdict}). Pair by pair: {pairs}.",
     ]
+    base_medians, base_ratio, base_pairs = scaling[WORKERS_BASELINE]
+    if base_medians:
+        lines += [
+            "",
+            f"Median, create_agent: one worker {base_medians[1]:.1f} turns/s, two workers "
+            f"{base_medians[2]:.1f}: {base_ratio:.2f}×. Pair by pair: {base_pairs}.",
+        ]
+    if busy:
+        lines += [
+            "",
+            f"One agentloop worker keeps {busy:.0%} of the machine busy (its event loop, the "
+            f"database and the rest), so two can give at most {1 / busy:.2f}× one's throughput "
+            "if a turn costs as much CPU with both cores busy as with one.",
+        ]
+    loops = {subject: _loop_busy(result.workers, subject) for subject in scaling}
+    ours, theirs = loops["agentloop"], loops[WORKERS_BASELINE]
+    if ours is not None and theirs is not None:
+        lines += [
+            "",
+            f"One worker's own process is {ours:.0%} busy for agentloop and {theirs:.0%} for "
+            "create_agent (100% = a core)."
+            + (
+                " create_agent's worker waits on its saver's single connection, which a second "
+                "worker doubles; agentloop's fills its core, so a second worker adds only what "
+                "the second core has left beside the database."
+                if ours >= FULL_LOOP > theirs
+                else ""
+            ),
+        ]
+    return lines
+
+
+def _loop_busy(runs: list[WorkersRun], subject: str) -> float | None:
+    """The median share of a core one worker of `subject` kept busy."""
+    shares = [w.cpu.process_s / w.wall_s for w in runs if w.subject == subject and w.workers == 1]
+    return statistics.median(shares) if shares else None
+
+
+def _scaling(runs: list[WorkersRun], subject: str) -> tuple[dict[int, float], float, str]:
+    """One subject's median throughput by workers, two's over one's, and run by run."""
+    ones = [w for w in runs if w.subject == subject and w.workers == 1]
+    twos = [w for w in runs if w.subject == subject and w.workers == 2]
+    if not ones or not twos:
+        return {}, 0.0, ""
+    medians = {
+        n: statistics.median(w.throughput for w in taken) for n, taken in ((1, ones), (2, twos))
+    }
+    pairs = ", ".join(
+        f"{two.throughput / one.throughput:.2f}×" for one, two in zip(ones, twos, strict=False)
+    )
+    return medians, medians[2] / medians[1], pairs
 
 
 def _per_turn(seconds: float | None, turns: int) -> float | None:
