@@ -93,7 +93,7 @@ class Act:
         try:
             response = await asyncio.wait_for(
                 # The offer goes into the call's trace; the audit reads the bound tools.
-                bound.ainvoke(prompt, {"metadata": self._call_metadata(offer)}),
+                bound.ainvoke(prompt, {"metadata": self._call_metadata(offer, state, ctx)}),
                 timeout=max(deadline - time.time(), 0.001),
             )
         except TimeoutError:
@@ -146,12 +146,16 @@ class Act:
         # a small model took it for the answer to every later ask.
         return Offer((*offer.names, loader.name), {**offer.scores, loader.name: 0.0})
 
-    def _call_metadata(self, offer: Offer) -> dict[str, Any]:
-        """The offer's ranking scores, and which offered tools change data."""
+    def _call_metadata(self, offer: Offer, state: AgentState, ctx: RunContext) -> dict[str, Any]:
+        """The offer's ranking scores, which offered tools change data, what the asker may ask.
+
+        A model that reads only the offered tools says the last to "what can you do?".
+        """
         changing = [
             name for name in offer.names if (tool := self._registry.get(name)) and tool.mutating
         ]
-        return {"offered_tools": offer.scores, "changing_tools": changing}
+        abilities = self._registry.abilities(asker_of(state, ctx).role)
+        return {"offered_tools": offer.scores, "changing_tools": changing, "abilities": abilities}
 
     @staticmethod
     def _past_budget(messages: list[BaseMessage], summary: str, ctx: RunContext) -> bool:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from tools.declaration import Capability, SourceFinder, Tool
+
+_FIRST_SENTENCE = re.compile(r"(.+?)(?<!\be\.g)(?<!\bi\.e)\.(?:\s|$)", re.DOTALL)
+"""A description's first sentence, without its full stop ("e.g." does not end one)."""
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+"""A parenthesis: detail for the model ("(case-insensitive, tolerant of typos ...)")."""
 
 
 class ToolRegistry:
@@ -37,6 +43,26 @@ class ToolRegistry:
     def tools(self) -> list[Tool]:
         """Return every tool, in registration order."""
         return list(self._tools.values())
+
+    def abilities(self, role: str) -> tuple[str, ...]:
+        """What a person of `role` may ask for, a line per tool.
+
+        Each line is the tool's description's first sentence without its asides in
+        parentheses, a change marked as one that waits for approval. The planner and the
+        result loader are left out: they serve the conversation, not a request of their own.
+        """
+        lines = []
+        for tool in self._tools.values():
+            if (
+                role not in tool.roles
+                or tool.kind == "delegate"
+                or "result_loader" in tool.provides
+            ):
+                continue
+            first = _FIRST_SENTENCE.match(tool.description.strip())
+            line = _ASIDE.sub("", first.group(1) if first else tool.description).strip()
+            lines.append(f"{line} (once you approve)" if tool.mutating else line)
+        return tuple(lines)
 
     def providing(self, capability: Capability) -> Tool | None:
         """Return the tool declared for a job the graph gives (the first one, if several)."""

@@ -60,7 +60,10 @@ def chat(
     if spec == "local":
         # The embedded model is tiny: it does one clear thing per message well.
         examples = " · ".join(f'"{example}"' for example in LOCAL_EXAMPLES)
-        out.print(f"[dim]The local model takes one ask at a time, for example: {examples}[/]")
+        out.print(
+            f"[dim]The local model takes one ask at a time, for example: {examples}. "
+            '"what can you do?" lists the rest.[/]'
+        )
     base = request_or_exit(
         thread_id=thread_id,
         user_id=user or getpass.getuser(),

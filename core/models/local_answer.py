@@ -92,9 +92,22 @@ WELCOME = "You're welcome! Anything else I can look up?"
 """Said to thanks in place of a reply that copied an earlier answer's lookup."""
 GREETING = "Hi! What can I look up for you?"
 """Said in place of a reply that thanks or consoles a greeting ("hi" → "You're welcome!")."""
+WELL = "I'm doing well, thanks! What can I look up for you?"
+"""Said to "how are you?": the model tells of a day it did not have ("Just checking in to
+your email.")."""
 OFFER = "I look things up and get work done with my tools: ask me about something specific."
 """Said in place of such a reply to a question ("What can you do?" → "I'm sorry for your
 loss.")."""
+_ABILITIES_ASK = re.compile(
+    r"^\W*(?:help|what (?:else )?(?:can|could) (?:you do|i ask(?: you)?(?: for)?)"
+    r"|how (?:can|could) you help(?: me)?|what do you do|what are you (?:able to do|for))\W*$",
+    re.IGNORECASE,
+)
+"""A message that asks only what the assistant can do ("what can you do?", "help")."""
+_HOW_ARE_YOU = re.compile(
+    r"^\W*(?:(?:hi|hello|hey)\W+)?(?:how are you(?: doing)?(?: today)?|how'?s it going)\W*$",
+    re.IGNORECASE,
+)
 _WELCOME = re.compile(r"\byou'?re welcome\b", re.IGNORECASE)
 _CONDOLENCE = re.compile(r"\bsorry for (?:your|the) loss\b", re.IGNORECASE)
 _GREETS = re.compile(
@@ -186,17 +199,19 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
     whole (a date, an amount), or one sharing no word with the question (repeating
     "Christmas Day" to "When is Christmas?" adds nothing).
 
-    With no result this turn, a reply that copies an earlier answer's rendering ("Here is
-    what get_availability found: ...") or holds a date or an amount `prompt` (what the model
-    read) does not, reads as a lookup that was never made: `UNLOOKED` is said instead, or
-    to thanks or a greeting the stock answer (`WELCOME`, `GREETING`); so is a stock phrase
-    the message gives no cause for (`_misplaced`), or `OFFER` to a question. Otherwise its
-    first line is kept.
+    With no result this turn, "how are you?" gets `WELL` whatever the reply. A reply that
+    copies an earlier answer's rendering ("Here is what get_availability found: ...") or
+    holds a date or an amount `prompt` (what the model read) does not, reads as a lookup
+    that was never made: `UNLOOKED` is said instead, or to thanks or a greeting the stock
+    answer (`WELCOME`, `GREETING`); so is a stock phrase the message gives no cause for
+    (`_misplaced`), or `OFFER` to a question. Otherwise its first line is kept.
 
     Returns:
         The reply to send, and whether it is the model's own text.
     """
     if not turn.results:
+        if _HOW_ARE_YOU.match(turn.ask.strip()):
+            return WELL, False
         # Past its first line ("You're welcome!") the model rambles on.
         first = reply.split("\n", 1)[0].strip()
         if _ECHO.search(reply) or _invented(reply, prompt):
@@ -230,6 +245,17 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
     ):
         return reply, True
     return shown(latest), False
+
+
+def asks_abilities(ask: str) -> bool:
+    """Whether the message asks only what the assistant can do."""
+    return _ABILITIES_ASK.match(ask.strip()) is not None
+
+
+def abilities_reply(abilities: Sequence[str]) -> str:
+    """The answer to "what can you do?": what the asker may ask for, a line each."""
+    listed = "\n".join(f"- {ability}" for ability in abilities)
+    return f"Here is what I can do for you, one ask at a time:\n{listed}"
 
 
 def _stock_reply(ask: str) -> str | None:

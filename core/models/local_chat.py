@@ -20,7 +20,14 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
-from core.models.local_answer import args_prompt, asking_for, grounded, reply_prompt
+from core.models.local_answer import (
+    abilities_reply,
+    args_prompt,
+    asking_for,
+    asks_abilities,
+    grounded,
+    reply_prompt,
+)
 from core.models.local_args import Pools, call_grammar, pools
 from core.models.local_call import corrected
 from core.models.local_decide import Decider
@@ -106,12 +113,26 @@ class LocalChatModel(BaseChatModel):
         tools = _callable_tools(list(kwargs.get("tools") or []), choice)
         turn = read_turn(messages)
         usage = _Usage()
+        # The ranking's scores, the tools that change data and what the asker may ask for,
+        # where the agent's act node offered the tools.
+        metadata = run_manager.metadata if run_manager else {}
+        abilities = tuple(metadata.get("abilities") or ())
+        if abilities and not turn.results and asks_abilities(turn.ask):
+            # Offered a few tools, this model answers "what can you do?" with its own
+            # guesses ("You can find me on my website.").
+            reply = AIMessage(
+                content=abilities_reply(abilities),
+                usage_metadata={"input_tokens": 0, "output_tokens": 0, "total_tokens": 0},
+                response_metadata={
+                    "model_name": self.model_name,
+                    "finish_reason": "stop",
+                    "local_reply": "what I can do",
+                },
+            )
+            return ChatResult(generations=[ChatGeneration(message=reply)])
         with self._lock:
             if self._scorer is None:
                 self._scorer = ContinuationScorer(self.llama)
-            # The ranking's scores and the tools that change data, where the agent's act
-            # node offered the tools.
-            metadata = run_manager.metadata if run_manager else {}
             offered = metadata.get("offered_tools")
             scores = offered if isinstance(offered, dict) else None
             changing = frozenset(metadata.get("changing_tools") or ())

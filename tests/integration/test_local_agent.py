@@ -77,3 +77,24 @@ async def test_a_booking_proposed_after_a_room_search_is_made_once_approved_and_
     assert [c.name for c in approved.tool_calls] == ["create_booking"]
     assert approved.status == "completed"
     assert "Dana Levi" in approved.text and "2026-12-04" in approved.text
+
+
+@pytest.mark.parametrize("workspace_url", ["sqlite"], indirect=True)
+async def test_what_can_you_do_lists_what_the_asker_may_ask_for_even_mid_thread(
+    open_runner, workspace_url
+) -> None:
+    registry = default_registry()
+    async with open_runner(registry, model="local", database_url=workspace_url) as runner:
+        await ask(runner, "When is Hanukkah this year?", "t-help")
+        member, _ = await ask(runner, "what can you do?", "t-help")
+        viewer = await runner.run_turn(
+            TurnRequest("t-help-viewer", "U_VIEWER", "help", user_role="viewer", today=TODAY)
+        )
+
+    assert member.status == "completed" and member.tool_calls == []
+    for ability in registry.abilities("member"):
+        assert ability in member.text
+    assert "Book one room of a room type for a stay" in member.text
+    # A viewer may change nothing, and is not offered what needs approval.
+    assert "Look up a client by name" in viewer.text
+    assert "once you approve" not in viewer.text

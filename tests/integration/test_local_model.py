@@ -218,3 +218,4 @@ def test_chat_on_the_local_model_names_asks_it_handles(tmp_path: Path) -> None:
     assert chat.returncode == 0, chat.stderr
     assert "model local" in chat.stdout and "one ask at a time" in chat.stdout
     assert all(f'"{example}"' in chat.stdout for example in LOCAL_EXAMPLES)
+    assert '"what can you do?" lists the rest' in chat.stdout

@@ -83,3 +83,21 @@ def test_registry_rejects_duplicates_and_groups_by_pack() -> None:
     assert set(registry.by_pack()) == {"agency", "memory", "calendar", "hospitality", "meta"}
     assert registry.openai_schemas() is registry.openai_schemas()
     assert ToolRegistry().openai_schemas() == []
+
+
+def test_abilities_name_what_a_role_may_ask_for_in_a_line_per_tool() -> None:
+    registry = default_registry()
+
+    member = registry.abilities("member")
+    admin = registry.abilities("admin")
+    viewer = registry.abilities("viewer")
+
+    assert "Look up a client by name" in member  # the aside in parentheses left out
+    assert "Create a client task, grounded in the best-matching SOP (once you approve)" in member
+    # "e.g." does not end the first sentence; the aside it starts is left out.
+    assert "Give a team member a role on a client account (once you approve)" in admin
+    assert not any("Give a team member" in line for line in member)
+    assert not any("once you approve" in line for line in viewer)
+    # The planner and the result loader serve the conversation, not a request.
+    assert not any("planner" in line or "earlier tool result" in line for line in admin)
+    assert len(admin) == len(registry) - 2

@@ -8,7 +8,17 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from core.models.local_answer import GREETING, OFFER, UNLOOKED, WELCOME, asking_for, grounded
+from core.models.local_answer import (
+    GREETING,
+    OFFER,
+    UNLOOKED,
+    WELCOME,
+    WELL,
+    abilities_reply,
+    asking_for,
+    asks_abilities,
+    grounded,
+)
 from core.models.local_args import call_grammar, pools, unfillable
 from core.models.local_call import distinct_dates, titled, with_start, without_repeats
 from core.models.local_turn import read_turn
@@ -686,3 +696,50 @@ def test_a_holiday_name_is_what_a_holiday_argument_takes_and_no_one_elses_name()
     assert copied[0] == '"\\"New Year\'s Eve\\""'
     # Any other text argument takes the message's spans as before.
     assert call_grammar(BOOKING, values)._grammar.count("Dana Levi") >= 1
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "what can you do?",
+        "Help",
+        "help!",
+        "What else can you do?",
+        "how can you help me?",
+        "what can I ask you?",
+        "what do you do",
+    ],
+)
+def test_a_message_asking_only_what_the_assistant_can_do_is_told_so(ask: str) -> None:
+    assert asks_abilities(ask)
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "help me find Thorinox's open tasks",
+        "what can you do about the Garlic Press brand?",
+        "can you help Dana book a room?",
+        "what do you do when a booking fails?",
+    ],
+)
+def test_an_ask_for_something_in_particular_is_not_a_question_about_abilities(ask: str) -> None:
+    assert not asks_abilities(ask)
+
+
+def test_the_abilities_reply_lists_every_ability_a_line_each() -> None:
+    reply = abilities_reply(["Look up a client by name", "Book a room (once you approve)"])
+
+    assert reply.splitlines()[1:] == [
+        "- Look up a client by name",
+        "- Book a room (once you approve)",
+    ]
+
+
+@pytest.mark.parametrize("ask", ["how are you?", "Hi, how are you doing today?", "how's it going"])
+def test_how_are_you_gets_the_stock_answer_not_the_models_made_up_day(ask: str) -> None:
+    made_up = "I'm fine. Just checking in to your email."
+
+    assert grounded(made_up, turn_of(ask), "") == (WELL, False)
+    # Asked about something in particular, the model's own reply stands.
+    assert grounded("Fine, thanks.", turn_of("how are you handling Thorinox?"), "")[1]
