@@ -106,6 +106,8 @@ CONVERSATION = (
     # The dates the reply asked for: the room search runs on them.
     Ask("next weekend", "resolve_date_hint", ("Queen",)),
     Ask("thanks!", None, ("welcome",)),
+    # Mid-thread, what the asker may ask for, not a reply made up from the thread.
+    Ask("what can you do?", None, ("Check which hotel room types are free",)),
     # A holiday says when: its night, not the dates the thread held before.
     Ask("is a King Suite free on Christmas?", "resolve_holiday", ("2026-12-26",)),
     # The dates, the rooms on them, then the booking proposed for the guest the message names.

@@ -20,6 +20,8 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = (), sources: Iterable[SourceFinder] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._schemas: list[dict[str, Any]] | None = None
+        self._abilities: dict[str, tuple[str, ...]] = {}
+        """By role, what it may ask for (`abilities`), made once: every model call names it."""
         self.sources: tuple[SourceFinder, ...] = tuple(sources)
         """The packs' source finders gather runs for each message."""
         for tool in tools:
@@ -31,6 +33,7 @@ class ToolRegistry:
             raise ValueError(f"tool {tool.name!r} is registered twice")
         self._tools[tool.name] = tool
         self._schemas = None
+        self._abilities = {}
 
     def get(self, name: str) -> Tool | None:
         """Return the tool called `name`, if any."""
@@ -51,6 +54,8 @@ class ToolRegistry:
         parentheses, a change marked as one that waits for approval. The planner and the
         result loader are left out: they serve the conversation, not a request of their own.
         """
+        if role in self._abilities:
+            return self._abilities[role]
         lines = []
         for tool in self._tools.values():
             if (
@@ -62,7 +67,8 @@ class ToolRegistry:
             first = _FIRST_SENTENCE.match(tool.description.strip())
             line = _ASIDE.sub("", first.group(1) if first else tool.description).strip()
             lines.append(f"{line} (once you approve)" if tool.mutating else line)
-        return tuple(lines)
+        self._abilities[role] = tuple(lines)
+        return self._abilities[role]
 
     def providing(self, capability: Capability) -> Tool | None:
         """Return the tool declared for a job the graph gives (the first one, if several)."""

@@ -77,7 +77,8 @@ _BREVITY = "Keep your answers short."
 _WORD = re.compile(r"\w+")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _ECHO = re.compile(
-    r"\btool results?\b|^here is what \w+ found|\b\w+ found:\s*$", re.IGNORECASE | re.MULTILINE
+    r"\btool results?\b|^here is what \w+ (?:found|did)|\b\w+ (?:found|did):\s*$",
+    re.IGNORECASE | re.MULTILINE,
 )
 """A result's rendering copied, from the prompt or an earlier answer ("… list_tasks found:"
 ending a line), or talked about ("The tool result is resolved to: ..."): the model's values
@@ -188,7 +189,9 @@ def _news(value: str, question: str) -> bool:
     return not set(_WORD.findall(asked)) & set(_WORD.findall(value.casefold()))
 
 
-def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
+def grounded(
+    reply: str, turn: Turn, prompt: str, changing: frozenset[str] = frozenset()
+) -> tuple[str, bool]:
     """Keep a reply that uses the latest tool result; otherwise show that result instead.
 
     The 135M model ignores a result about a third of the time and then invents dates and
@@ -205,6 +208,8 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
     that was never made: `UNLOOKED` is said instead, or to thanks or a greeting the stock
     answer (`WELCOME`, `GREETING`); so is a stock phrase the message gives no cause for
     (`_misplaced`), or `OFFER` to a question. Otherwise its first line is kept.
+
+    `changing`: the offered tools that change data (a shown result of one is a change made).
 
     Returns:
         The reply to send, and whether it is the model's own text.
@@ -244,7 +249,7 @@ def grounded(reply: str, turn: Turn, prompt: str) -> tuple[str, bool]:
         and not _invented(reply, " ".join([turn.ask, *(r.content for r in turn.results)]))
     ):
         return reply, True
-    return shown(latest), False
+    return shown(latest, changed=latest.name in changing), False
 
 
 def asks_abilities(ask: str) -> bool:
@@ -285,12 +290,14 @@ def _invented(reply: str, sources: str) -> list[str]:
     return [figure for figure in _FIGURE.findall(reply) if figure not in known]
 
 
-def shown(result: ToolResult) -> str:
+def shown(result: ToolResult, *, changed: bool = False) -> str:
     """A tool result as the person reads it in place of the model's reply.
 
     A call that did not go through says why, in the tool's first sentence. A result's
     fields are one line each, a list of records one line per record; dates also read as
     words ("2026-12-05 (Saturday, December 5)"); several candidates end with a question.
+    `changed`: the tool changes data, and this is the change it made (what it "did", not
+    what it "found").
     """
     if result.failed:
         text = result.content.strip()
@@ -308,7 +315,8 @@ def shown(result: ToolResult) -> str:
         if isinstance(data, dict)
         else result_text(result.content).strip().splitlines()
     )
-    text = f"Here is what {result.name} found:\n" + "\n".join(lines[:GROUNDING_LEAVES])
+    done = "did" if changed else "found"
+    text = f"Here is what {result.name} {done}:\n" + "\n".join(lines[:GROUNDING_LEAVES])
     if isinstance(data, dict) and data.get("status") == "ambiguous":
         text += "\nWhich one do you mean?"
     return text

@@ -153,7 +153,7 @@ class LocalChatModel(BaseChatModel):
             elif call is None:
                 prompt = reply_prompt(messages, turn)
                 raw, finish = self._complete(prompt, None, stop, usage)
-                content, own = grounded(raw.strip(), turn, prompt)
+                content, own = grounded(raw.strip(), turn, prompt, changing)
         notes = {"local_overruled": overruled} if overruled else {}
         if decision.lacking:
             notes["local_reply"] = "asked for the dates"

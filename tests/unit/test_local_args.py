@@ -743,3 +743,17 @@ def test_how_are_you_gets_the_stock_answer_not_the_models_made_up_day(ask: str) 
     assert grounded(made_up, turn_of(ask), "") == (WELL, False)
     # Asked about something in particular, the model's own reply stands.
     assert grounded("Fine, thanks.", turn_of("how are you handling Thorinox?"), "")[1]
+
+
+def test_a_change_made_is_shown_as_what_the_tool_did_and_later_taken_for_an_echo() -> None:
+    booking = {"status": "booked", "guest": "Dana Levi", "check_in": "2026-12-04"}
+    turn = turn_of("yes", ("create_booking", booking))
+
+    shown, own = grounded("ok", turn, "", frozenset({"create_booking"}))
+
+    assert not own and shown.startswith("Here is what create_booking did:")
+    assert "guest: Dana Levi" in shown
+    # A lookup's result still reads as what it found.
+    assert grounded("ok", turn, "")[0].startswith("Here is what create_booking found:")
+    # Copied into a later reply, the rendering reads as a lookup this turn did not make.
+    assert grounded(shown, turn_of("and then?"), "")[0] == UNLOOKED
