@@ -46,6 +46,14 @@ DEFAULT_GAP = 1.0
 "thank you" after a proposed change is about as likely under "go ahead" as under "something
 else", and must not approve it."""
 MAX_CLAUSES = 3
+_QUESTION = re.compile(
+    r"(?:is|are|was|were|do|does|did|what|which|when|who|whose|where|how|any)\b", re.IGNORECASE
+)
+"""How a question opens ("is there ...", "do we have ...", "which ...")."""
+_REQUEST = re.compile(
+    r"(?:please|(?:can|could|would|will) (?:you|we|i)|let'?s|i'?d like|i want)\b", re.IGNORECASE
+)
+"""How a request put as a question, or politely, opens ("can you book ...?")."""
 _CLAUSE = re.compile(r"[.!?;,:]+|\band\b", re.IGNORECASE)
 CHAIN_PRIOR = 3.0
 """Prior of a chained call whose required arguments the tool results hold; the model's
@@ -172,7 +180,7 @@ class Decider:
         elif scores is None and not reply_allowed:
             candidates = self._unranked(turn, tools)
         else:
-            candidates = self._ranked(turn, tools[:2], scores or {})
+            candidates = self._ranked(turn, tools[:2], scores or {}, changing)
             # Every tool offered counts, also one that waits for its dates to be read.
             if reply_allowed and _asks_again(turn, set(missing)):
                 # "what about friday?" reads as small talk as much as "see you friday!".
@@ -186,13 +194,28 @@ class Decider:
         return Decision(by_name.get(best), tuple(candidates), self._read)
 
     def _ranked(
-        self, turn: Turn, top: list[dict[str, Any]], scores: Mapping[str, float]
+        self,
+        turn: Turn,
+        top: list[dict[str, Any]],
+        scores: Mapping[str, float],
+        changing: frozenset[str] = frozenset(),
     ) -> list[Candidate]:
-        """The first two tools: rank prior, and the second's likelihood edge over the first."""
+        """The first two tools: rank prior, and the second's likelihood edge over the first.
+
+        A question that asks to know ("is there a room for 2 on December 18?") asks for no
+        change: of a tool that changes data and one that does not, the other is chosen.
+        """
         first = top[0]["function"]["name"]
         if len(top) == 1:
             return [Candidate(first, 0.0, "rank 1")]
         second = top[1]["function"]["name"]
+        if asks_to_know(turn.ask) and (first in changing) != (second in changing):
+            kept, dropped = (second, first) if first in changing else (first, second)
+            why = "a question asks for no change"
+            return [
+                Candidate(kept, 0.0, "the tool that changes nothing"),
+                Candidate(dropped, None, why),
+            ]
         if first in turn.earlier_called and few_words(turn.ask):
             # "the Distex one" answers the question the previous exchange's resolve_brand
             # asked; alone, the words read as a client lookup (+9.7 nats).
@@ -326,6 +349,18 @@ def _changed(turn: Turn, changing: frozenset[str]) -> bool:
     """Whether the latest result is a change that went through."""
     latest = turn.results[-1]
     return latest.name in changing and not latest.failed
+
+
+def asks_to_know(message: str) -> bool:
+    """Whether the message is a question that asks to know, not a request put as one.
+
+    "is there a room for 2 on December 18?" asks to know; "can you book a room for Dana?"
+    asks for something done.
+    """
+    text = message.strip()
+    if _REQUEST.match(text):
+        return False
+    return text.endswith("?") or _QUESTION.match(text) is not None
 
 
 def _asked_for(scores: Mapping[str, float] | None) -> str | None:

@@ -19,6 +19,7 @@ from core.models.local_decide import (
     REQUESTS,
     SMALL_TALK,
     Decider,
+    asks_to_know,
 )
 from core.models.local_turn import ASKED_DATES_OF, read_turn
 
@@ -444,3 +445,47 @@ def test_after_a_change_went_through_the_reply_comes_and_nothing_chains() -> Non
     assert unknown.tool is rooms  # what happened before the change was known
     assert known.tool is None
     assert known.trace() == [{"name": REPLY, "score": 0.0, "why": "a change went through"}]
+
+
+def test_a_question_does_not_reach_a_change_by_likelihood_alone() -> None:
+    # No dates required here: what the turn cannot fill is tested elsewhere.
+    rooms = tool("get_availability", "Check which rooms are free.")
+    booking = tool("create_booking", "Book a room.")
+    # Seen with the local model: +5.1 nats for the booking, past the rank gap.
+    scorer = ScriptedScorer({"Book a room": -3.0, "Check which rooms": -3.0 - RANK_GAP - 1.0})
+    scores = {"get_availability": 3.5, "create_booking": 3.4}
+    changing = frozenset({"create_booking"})
+
+    def decided(ask: str) -> Any:
+        turn = read_turn(first_call(ask))
+        return Decider(scorer).decide(turn, [rooms, booking], None, scores, changing=changing)
+
+    assert decided("is there a room for 2 on December 18?").tool is rooms
+    assert decided("book a room for 2 on December 18").tool is booking
+    assert decided("can you book a room for 2 on December 18?").tool is booking
+    # Ranked first, the change gives way to the lookup all the same.
+    ranked_first = Decider(scorer).decide(
+        read_turn(first_call("do we have a room on December 18?")),
+        [booking, rooms],
+        None,
+        {"create_booking": 3.5, "get_availability": 3.4},
+        changing=changing,
+    )
+    assert ranked_first.tool is rooms
+
+
+def test_a_question_asks_to_know_unless_it_is_a_request_put_as_one() -> None:
+    for ask in (
+        "is there a room for 2 on December 18?",
+        "Which brands have incomplete mappings",
+        "do we have a room free next weekend",
+        "any rooms then?",
+    ):
+        assert asks_to_know(ask), ask
+    for ask in (
+        "book a room for Dana Levi",
+        "Can you book the Queen for Dana?",
+        "please create a task for Thorinox?",
+        "Remember that Thorinox prefers email",
+    ):
+        assert not asks_to_know(ask), ask
