@@ -83,6 +83,8 @@ _ECHO = re.compile(
 """A result's rendering copied, from the prompt or an earlier answer ("… list_tasks found:"
 ending a line), or talked about ("The tool result is resolved to: ..."): the model's values
 in it are not safe."""
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)])(?:[ \t]+\d+[.)])?[ \t]+(.+?)[ \t]*$", re.M)
+"""A line of a list ("- 1. Distex", "2) Thorinox", "• Queen"): its text."""
 _FIGURE = re.compile(r"\d{4}-\d{2}-\d{2}|\d+\.\d+|\d{3,}")
 """A date, or an amount with decimals or three or more digits."""
 UNLOOKED = (
@@ -246,7 +248,10 @@ def grounded(
         reply
         and sum(value.casefold() in said for value in values) >= needed
         and not _ECHO.search(reply)
-        and not _invented(reply, " ".join([turn.ask, *(r.content for r in turn.results)]))
+        and not _invented(
+            reply, sources := " ".join([turn.ask, *(r.content for r in turn.results)])
+        )
+        and not _unfounded_items(reply, sources)
     ):
         return reply, True
     return shown(latest, changed=latest.name in changing), False
@@ -278,6 +283,19 @@ def _misplaced(reply: str, ask: str) -> bool:
     thanked = _WELCOME.search(reply) is not None and ("?" in ask or _GREETS.search(ask) is not None)
     consoled = _CONDOLENCE.search(reply) is not None and _LOSS.search(ask) is None
     return thanked or consoled
+
+
+def _unfounded_items(reply: str, sources: str) -> list[str]:
+    """The items of a list in `reply` that `sources` (the message, the results) do not hold.
+
+    Listing a result's candidates, the model adds a name from earlier in the thread ("1.
+    Omar Haddad, 2. Distex, 3. Thorinox" for the owners of a brand, Omar being a task's
+    assignee). Items that are `key: value` lines, a copied rendering, are left to the other
+    checks.
+    """
+    held = sources.casefold()
+    items = (found.group(1) for found in _LIST_ITEM.finditer(reply))
+    return [item for item in items if ":" not in item and item.casefold() not in held]
 
 
 def _invented(reply: str, sources: str) -> list[str]:

@@ -757,3 +757,19 @@ def test_a_change_made_is_shown_as_what_the_tool_did_and_later_taken_for_an_echo
     assert grounded("ok", turn, "")[0].startswith("Here is what create_booking found:")
     # Copied into a later reply, the rendering reads as a lookup this turn did not make.
     assert grounded(shown, turn_of("and then?"), "")[0] == UNLOOKED
+
+
+def test_a_listed_name_no_result_holds_gives_the_result_instead() -> None:
+    candidates = {
+        "status": "ambiguous",
+        "candidates": [{"client": "Distex"}, {"client": "Thorinox"}],
+    }
+    turn = turn_of("Which client owns the Garlic Press brand?", ("resolve_brand", candidates))
+    # Seen in a thread where a task's assignee had come up before.
+    listed = "The owner of Garlic Press is:\n- 1. Omar Haddad\n- 2. Distex\n- 3. Thorinox"
+
+    shown, own = grounded(listed, turn, "")
+
+    assert not own and shown.startswith("Here is what resolve_brand found:")
+    assert "Omar Haddad" not in shown
+    assert grounded(listed.replace("- 1. Omar Haddad\n", ""), turn, "")[1]
