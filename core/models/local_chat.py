@@ -117,7 +117,7 @@ class LocalChatModel(BaseChatModel):
         # where the agent's act node offered the tools.
         metadata = run_manager.metadata if run_manager else {}
         abilities = tuple(metadata.get("abilities") or ())
-        if abilities and not turn.results and asks_abilities(turn.ask):
+        if abilities and choice in (None, "auto") and not turn.results and asks_abilities(turn.ask):
             # Offered a few tools, this model answers "what can you do?" with its own
             # guesses ("You can find me on my website.").
             reply = AIMessage(

@@ -773,3 +773,20 @@ def test_a_listed_name_no_result_holds_gives_the_result_instead() -> None:
     assert not own and shown.startswith("Here is what resolve_brand found:")
     assert "Omar Haddad" not in shown
     assert grounded(listed.replace("- 1. Omar Haddad\n", ""), turn, "")[1]
+
+
+def test_what_can_you_do_is_answered_from_the_abilities_act_names_without_the_model() -> None:
+    from langchain_core.messages import HumanMessage
+
+    from core.models.local_chat import LocalChatModel
+
+    model = LocalChatModel(llama=None)  # never read: no likelihood, no generation
+    config: Any = {"metadata": {"abilities": ["Look up a client by name"]}}
+
+    answer = model.invoke([HumanMessage("what can you do?")], config)
+
+    assert answer.content == abilities_reply(["Look up a client by name"])
+    assert answer.response_metadata["local_reply"] == "what I can do"
+    # A required call is not answered with a list: it goes on to the model (none here).
+    with pytest.raises(AttributeError):
+        model.bind(tool_choice="required").invoke([HumanMessage("help")], config)
