@@ -92,6 +92,13 @@ class Tool:
     them (with the name and description) before each model call."""
 
     @property
+    def summary(self) -> str:
+        """What the tool does, in a line: its description's first line, without the full stop."""
+        return (
+            self.description.strip().splitlines()[0].rstrip(".") if self.description else self.name
+        )
+
+    @property
     def read_only(self) -> bool:
         """Whether the tool has no side effects."""
         return self.kind == "read_only"

@@ -112,9 +112,8 @@ def make_proposal(
 
 def describe(tool: Tool, args: dict[str, Any]) -> str:
     """Return a one-line, human description: what the tool does, with which values."""
-    what = tool.description.strip().splitlines()[0].rstrip(".") if tool.description else tool.name
     values = ", ".join(f"{key}: {_short(value)}" for key, value in args.items() if value)
-    return f"{what} — {values}" if values else what
+    return f"{tool.summary} — {values}" if values else tool.summary
 
 
 def may_decide(decider: Asker, actor: str, approver_roles: frozenset[str]) -> bool:

@@ -8,8 +8,6 @@ from typing import Any
 
 from tools.declaration import Capability, SourceFinder, Tool
 
-_FIRST_SENTENCE = re.compile(r"(.+?)(?<!\be\.g)(?<!\bi\.e)\.(?:\s|$)", re.DOTALL)
-"""A description's first sentence, without its full stop ("e.g." does not end one)."""
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 """A parenthesis: detail for the model ("(case-insensitive, tolerant of typos ...)")."""
 
@@ -50,9 +48,9 @@ class ToolRegistry:
     def abilities(self, role: str) -> tuple[str, ...]:
         """What a person of `role` may ask for, a line per tool.
 
-        Each line is the tool's description's first sentence without its asides in
-        parentheses, a change marked as one that waits for approval. The planner and the
-        result loader are left out: they serve the conversation, not a request of their own.
+        Each line is the tool's summary without its asides in parentheses, a change marked
+        as one that waits for approval. The planner and the result loader are left out:
+        they serve the conversation, not a request of their own.
         """
         if role in self._abilities:
             return self._abilities[role]
@@ -64,8 +62,7 @@ class ToolRegistry:
                 or "result_loader" in tool.provides
             ):
                 continue
-            first = _FIRST_SENTENCE.match(tool.description.strip())
-            line = _ASIDE.sub("", first.group(1) if first else tool.description).strip()
+            line = _ASIDE.sub("", tool.summary).strip()
             lines.append(f"{line} (once you approve)" if tool.mutating else line)
         self._abilities[role] = tuple(lines)
         return self._abilities[role]

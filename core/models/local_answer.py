@@ -241,6 +241,7 @@ def grounded(
         dict.fromkeys(v for v in shown_values if len(v) >= 3 and v != status and _news(v, turn.ask))
     )
     said = reply.casefold()
+    sources = " ".join([turn.ask, *(r.content for r in turn.results)])
     # One named value can be a fluke ("the task Garlic Press ... there are no tasks"):
     # half of what the result added, up to three values, must be in the reply.
     needed = min(GROUNDING_VALUES, (len(values) + 1) // 2)
@@ -248,9 +249,7 @@ def grounded(
         reply
         and sum(value.casefold() in said for value in values) >= needed
         and not _ECHO.search(reply)
-        and not _invented(
-            reply, sources := " ".join([turn.ask, *(r.content for r in turn.results)])
-        )
+        and not _invented(reply, sources)
         and not _unfounded_items(reply, sources)
     ):
         return reply, True

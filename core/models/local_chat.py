@@ -120,16 +120,9 @@ class LocalChatModel(BaseChatModel):
         if abilities and choice in (None, "auto") and not turn.results and asks_abilities(turn.ask):
             # Offered a few tools, this model answers "what can you do?" with its own
             # guesses ("You can find me on my website.").
-            reply = AIMessage(
-                content=abilities_reply(abilities),
-                usage_metadata={"input_tokens": 0, "output_tokens": 0, "total_tokens": 0},
-                response_metadata={
-                    "model_name": self.model_name,
-                    "finish_reason": "stop",
-                    "local_reply": "what I can do",
-                },
+            return self._answer(
+                abilities_reply(abilities), None, usage, "stop", {"local_reply": "what I can do"}
             )
-            return ChatResult(generations=[ChatGeneration(message=reply)])
         with self._lock:
             if self._scorer is None:
                 self._scorer = ContinuationScorer(self.llama)
@@ -161,6 +154,19 @@ class LocalChatModel(BaseChatModel):
             notes[ASKED_DATES_OF] = decision.lacking_for
         elif not own:
             notes["local_reply"] = "tool result shown" if turn.results else "no lookup made"
+        return self._answer(
+            content, call, usage, finish, {"local_decision": decision.trace(), **notes}
+        )
+
+    def _answer(
+        self,
+        content: str,
+        call: dict[str, Any] | None,
+        usage: _Usage,
+        finish: str | None,
+        notes: dict[str, Any],
+    ) -> ChatResult:
+        """The answer as LangChain returns it: the message, its usage and how it was made."""
         message = AIMessage(
             content=content,
             tool_calls=[call] if call else [],
@@ -169,12 +175,7 @@ class LocalChatModel(BaseChatModel):
                 "output_tokens": usage.output_tokens,
                 "total_tokens": usage.input_tokens + usage.output_tokens,
             },
-            response_metadata={
-                "model_name": self.model_name,
-                "finish_reason": finish,
-                "local_decision": decision.trace(),
-                **notes,
-            },
+            response_metadata={"model_name": self.model_name, "finish_reason": finish, **notes},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 

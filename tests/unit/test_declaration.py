@@ -94,7 +94,7 @@ def test_abilities_name_what_a_role_may_ask_for_in_a_line_per_tool() -> None:
 
     assert "Look up a client by name" in member  # the aside in parentheses left out
     assert "Create a client task, grounded in the best-matching SOP (once you approve)" in member
-    # "e.g." does not end the first sentence; the aside it starts is left out.
+    # The aside that "e.g." opens is left out with its parentheses.
     assert "Give a team member a role on a client account (once you approve)" in admin
     assert not any("Give a team member" in line for line in member)
     assert not any("once you approve" in line for line in viewer)
