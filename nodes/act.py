@@ -9,15 +9,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import time
-from collections.abc import Sequence
-from typing import Any
 
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
-    HumanMessage,
     RemoveMessage,
     SystemMessage,
     ToolMessage,
@@ -30,11 +26,11 @@ from core.asker import asker_of
 from core.db.engine import Database, open_database
 from core.messages import calls_of
 from core.models import ModelResolver
+from core.models.hints import ToolHints, bind_offered
 from core.models.openai import unavailable_reason
 from core.run_context import RunContext
 from core.settings import EXTRACTIVE
-from core.state import ActUpdate, AgentState
-from core.time_phrases import changes_only_when
+from core.state import ActUpdate, AgentState, record_name
 from history import compaction, pipeline
 from history.turn import turn_start
 from prompts import replies, system
@@ -43,7 +39,6 @@ from tools.preselection import Offer, ToolRanker
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
-_WORD = re.compile(r"[^\W_]+")
 
 
 class Act:
@@ -70,7 +65,7 @@ class Act:
         runtime.stream_writer(events.agent_state("thinking", _offered(offer)))
         model = self._resolver().resolve(ctx.model)
         schemas = self._registry.openai_schemas(offer.names)
-        bound = model.bind_tools(schemas) if schemas else model
+        bound = bind_offered(model, schemas, self._hints(offer, state, ctx)) if schemas else model
         update: ActUpdate = {}
         removals: list[RemoveMessage] = []
         messages: list[BaseMessage] = list(state["messages"])
@@ -93,7 +88,7 @@ class Act:
         try:
             response = await asyncio.wait_for(
                 # The offer goes into the call's trace; the audit reads the bound tools.
-                bound.ainvoke(prompt, {"metadata": self._call_metadata(offer, state, ctx)}),
+                bound.ainvoke(prompt, {"metadata": {"offered_tools": offer.scores}}),
                 timeout=max(deadline - time.time(), 0.001),
             )
         except TimeoutError:
@@ -129,10 +124,6 @@ class Act:
             if isinstance(message, AIMessage)
             for call in calls_of(message)
         ]
-        asked = _asked_which(messages[:start], opening)
-        if asked:
-            keep.insert(0, asked)
-        keep += _time_follow_up(messages[:start], opening, self._registry, self._ranker)
         pending = state.get("pending")
         if pending:
             keep += [proposal["tool"] for proposal in pending["proposals"]]
@@ -146,16 +137,20 @@ class Act:
         # a small model took it for the answer to every later ask.
         return Offer((*offer.names, loader.name), {**offer.scores, loader.name: 0.0})
 
-    def _call_metadata(self, offer: Offer, state: AgentState, ctx: RunContext) -> dict[str, Any]:
-        """The offer's ranking scores, which offered tools change data, what the asker may ask.
-
-        A model that reads only the offered tools says the last to "what can you do?".
-        """
-        changing = [
-            name for name in offer.names if (tool := self._registry.get(name)) and tool.mutating
-        ]
-        abilities = self._registry.abilities(asker_of(state, ctx).role)
-        return {"offered_tools": offer.scores, "changing_tools": changing, "abilities": abilities}
+    def _hints(self, offer: Offer, state: AgentState, ctx: RunContext) -> ToolHints:
+        """What the offered tools declare, and the records the message names, for the model."""
+        tools = [tool for name in offer.names if (tool := self._registry.get(name))]
+        mentions: dict[str, list[str]] = {kind: [] for kind in self._registry.records}
+        for source in state.get("sources", []):
+            if source["type"] in mentions:
+                mentions[source["type"]].append(record_name(source))
+        return ToolHints(
+            examples={tool.name: tool.asks for tool in tools},
+            changing=frozenset(tool.name for tool in tools if tool.mutating),
+            readers=frozenset(tool.name for tool in tools if "date_reader" in tool.provides),
+            abilities=self._registry.abilities(asker_of(state, ctx).role),
+            mentions=mentions,
+        )
 
     @staticmethod
     def _past_budget(messages: list[BaseMessage], summary: str, ctx: RunContext) -> bool:
@@ -262,75 +257,3 @@ def _distrust_cut_off_calls(message: AIMessage) -> AIMessage:
     return message.model_copy(
         update={"tool_calls": [], "invalid_tool_calls": [*message.invalid_tool_calls, *cut_off]}
     )
-
-
-def _asked_which(earlier: Sequence[BaseMessage], opening: str) -> str:
-    """The tool whose result ended the previous exchange by asking which one was meant.
-
-    "the Thorinox one" answers resolve_brand's candidates; the message alone ranks
-    lookup_client first. A question of its own that names nothing telling the candidates
-    apart ("Do we have a room free next weekend?") has moved on.
-    """
-    for message in reversed(earlier):
-        if isinstance(message, HumanMessage):
-            return ""
-        if isinstance(message, ToolMessage) and message.status != "error":
-            try:
-                data = json.loads(message.text)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and data.get("status") == "ambiguous":
-                answers = "?" not in opening or _tells_apart(data.get("candidates"), opening)
-                return (message.name or "") if answers else ""
-    return ""
-
-
-def _time_follow_up(
-    earlier: Sequence[BaseMessage], opening: str, registry: ToolRegistry, ranker: ToolRanker
-) -> list[str]:
-    """The tools of a follow-up that changes only when: "and tomorrow?" after a room search.
-
-    In a few words it names nothing the ranking could match but the time. It asks the
-    previous exchange's dated lookup again, for the dates the date reader makes of the
-    time; a change (a booking) is not repeated on such a hint. When the previous exchange
-    called no tool ("Do we have a room free?" answered by asking which dates), the
-    follow-up gives the time its question lacked: the lookup that question ranks first.
-    """
-    reader = registry.providing("date_reader")
-    if reader is None or not changes_only_when(opening):
-        return []
-    called: list[str] = []
-    question = ""
-    for message in reversed(earlier):
-        if isinstance(message, HumanMessage):
-            question = message.text
-            break
-        if isinstance(message, AIMessage):
-            called += [call.name for call in calls_of(message)]
-    dated = [name for name in dict.fromkeys(reversed(called)) if _dated_lookup(registry, name)]
-    if not called and question:
-        ranked = ranker.rank(question)
-        best = ranked[0] if ranked else ("", 0.0)
-        dated = [best[0]] if best[1] > 0 and _dated_lookup(registry, best[0]) else []
-    return [reader.name, *dated] if dated else []
-
-
-def _dated_lookup(registry: ToolRegistry, name: str) -> bool:
-    """Whether `name` is a tool that reads and takes dates (a room search, not a booking)."""
-    tool = registry.get(name)
-    return tool is not None and tool.takes_dates and tool.read_only
-
-
-def _tells_apart(candidates: object, text: str) -> bool:
-    """Whether `text` names a word some candidates' values hold and others do not."""
-    if not isinstance(candidates, list):
-        return False
-    words = [
-        {w for value in c.values() if isinstance(value, str) for w in _WORD.findall(value.lower())}
-        for c in candidates
-        if isinstance(c, dict)
-    ]
-    if len(words) < 2:
-        return False
-    telling = set.union(*words) - set.intersection(*words)
-    return bool(telling & set(_WORD.findall(text.lower())))

@@ -33,6 +33,7 @@ from core.db.engine import Database
 from core.db.people import role_of
 from core.messages import calls_of
 from core.models import ModelResolver
+from core.models.hints import ToolHints, bind_offered
 from core.planner_state import PlannerState
 from core.run_context import RunContext
 from core.state import OPENING_NODES, AgentState, ConfirmationRequest, ConfirmUpdate, Decision
@@ -141,8 +142,11 @@ class Confirm:
             SystemMessage(content=confirmation.classify_system(descriptions)),
             HumanMessage(content=reply),
         ]
-        model = self._models.resolve(ctx.model).bind_tools(
-            confirmation.meaning_tools(), tool_choice="required"
+        model = bind_offered(
+            self._models.resolve(ctx.model),
+            confirmation.meaning_tools(),
+            ToolHints(examples=confirmation.meaning_examples()),
+            tool_choice="required",
         )
         try:
             answer = await asyncio.wait_for(model.ainvoke(prompt), timeout=CLASSIFY_TIMEOUT_S)

@@ -77,21 +77,21 @@ class Verify:
         changes = [m.name or "" for m in results if m.additional_kwargs.get("outcome") == "ok"]
         failed = [m.name or "" for m in results if m.additional_kwargs.get("outcome") in NOT_DONE]
         answered = [m for m in turn if isinstance(m, ToolMessage)]
+        # What the tools returned, and what they are for: saying what it can do uses no source.
+        said = [m.text for m in answered] + [tool.summary for tool in self._tools().tools()]
         return Evidence(
-            question,
-            state.get("sources", []),
-            changes,
-            len(answered),
-            failed,
-            tool_text=" ".join(m.text for m in answered),
+            question, state.get("sources", []), changes, len(answered), failed, " ".join(said)
         )
 
-    def _mutating(self, name: str) -> bool:
+    def _tools(self) -> ToolRegistry:
         if self._registry is None:
             from tools.registry import default_registry
 
             self._registry = default_registry()
-        tool = self._registry.get(name)
+        return self._registry
+
+    def _mutating(self, name: str) -> bool:
+        tool = self._tools().get(name)
         # A tool without a declaration counts as one that changes things.
         return tool is None or not tool.read_only
 

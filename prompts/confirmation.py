@@ -67,25 +67,31 @@ def nothing_pending() -> str:
     return "There's nothing waiting for your approval in this thread, so nothing was changed."
 
 
-MEANINGS: dict[str, str] = {
+MEANINGS: dict[str, tuple[str, tuple[str, ...]]] = {
     "unrelated": (
-        "Set the change aside: the reply is about something else or unclear, e.g. "
-        "thanks! / what's the weather tomorrow? / list the open tasks / who owns the Acme "
-        "account? / remind me to call Bob / thank you, I'll think about it / I'm not sure."
+        "Set the change aside: the reply is about something else or unclear",
+        (
+            "thanks!",
+            "what's the weather tomorrow?",
+            "list the open tasks",
+            "who owns the Acme account?",
+            "remind me to call Bob",
+            "thank you, I'll think about it",
+            "I'm not sure",
+        ),
     ),
     "approve": (
-        "Go ahead with the change: the reply agrees, e.g. yes, go ahead / sounds good / "
-        "ok do it / that's fine by me / looks right."
+        "Go ahead with the change: the reply agrees",
+        ("yes, go ahead", "sounds good", "ok do it", "that's fine by me", "looks right"),
     ),
     "reject": (
-        "Drop the change: the reply declines, e.g. no, don't / cancel that / stop, not now / "
-        "I'd rather you didn't / nope, leave it."
+        "Drop the change: the reply declines",
+        ("no, don't", "cancel that", "stop, not now", "I'd rather you didn't", "nope, leave it"),
     ),
 }
-"""What a reply to a proposal can mean, each offered to the model as a tool to call. The
-examples are what a small model goes by: it calls the one whose description the reply
-continues best. The first (the change is not made; the reply is answered as a new message)
-is the default a small model keeps unless the reply reads clearly as another."""
+"""What a reply to a proposal can mean, each offered to the model as a tool to call, with
+replies that mean it. The first (the change is not made; the reply is answered as a new
+message) is what an unclear reply means."""
 
 
 def meaning_tools() -> list[dict[str, Any]]:
@@ -95,12 +101,17 @@ def meaning_tools() -> list[dict[str, Any]]:
             "type": "function",
             "function": {
                 "name": name,
-                "description": description,
+                "description": f"{about}, e.g. {' / '.join(replies)}.",
                 "parameters": {"type": "object", "properties": {}},
             },
         }
-        for name, description in MEANINGS.items()
+        for name, (about, replies) in MEANINGS.items()
     ]
+
+
+def meaning_examples() -> dict[str, tuple[str, ...]]:
+    """Replies that mean each meaning, for a model that learns the meanings from examples."""
+    return {name: replies for name, (_, replies) in MEANINGS.items()}
 
 
 def classify_system(descriptions: Sequence[str]) -> str:

@@ -16,6 +16,7 @@ _LABELS = {
     "memory": "client memory",
     "client": "workspace client",
     "brand": "workspace brand",
+    "room_type": "hotel room type",
 }
 
 

@@ -126,10 +126,12 @@ def unbacked_claim(text: str, evidence: Evidence) -> str | None:
     reference, not a claim. After a change that did not happen (rejected, refused, failed)
     any claim is sent back unless another change of the turn succeeded.
     """
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+    for sentence in _statements(text):
         claim = _MUTATION_CLAIM.search(sentence)
         if claim is None or _EARLIER.search(sentence):
             continue
+        if claim.group(0).casefold() in evidence.question.casefold():
+            continue  # the person's own words ("how do we set up a coupon?"), repeated
         if evidence.changes:
             return None
         what = (
@@ -145,9 +147,15 @@ def unbacked_claim(text: str, evidence: Evidence) -> str | None:
     return None
 
 
+def _statements(text: str) -> list[str]:
+    """The answer's sentences that state something: a question back claims nothing."""
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", text)
+    return [s for s in sentences if s.strip() and not s.rstrip().endswith("?")]
+
+
 def _uncited(text: str, evidence: Evidence) -> list[str]:
     lowered = text.casefold()
-    answer_words = set(terms(text))
+    answer_words = set(terms(" ".join(_statements(text))))
     # Words the question or this turn's tool results hold are not evidence that a source
     # was used: the workspace's documents and its tools speak of the same things.
     asked = set(terms(evidence.question)) | {

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools.date_hints import parse_date_hint
+from tools.date_hints import NUMBER_WORDS, Stay, parse_date_hint
 from tools.declaration import ToolContext, declare
 from tools.holiday_lookup import (
     DEFAULT_CALENDARS,
@@ -17,6 +19,45 @@ from tools.holiday_lookup import (
     observed_day,
     occurrence,
 )
+
+_HOLIDAY_STAY = re.compile(
+    r"^(?:(?P<nights>\d+|[a-z]+) nights? )?(?:on|over|during|for|at|in|around|of)?\s*(?P<name>.+)$",
+    re.IGNORECASE,
+)
+
+
+def read_stay(hint: str, today: date) -> Stay:
+    """A date phrase as a stay; a holiday's name is its days.
+
+    "one night in Hanukkah" is its first night.
+
+    Raises:
+        ValueError: Neither a date phrase nor a holiday's name.
+    """
+    try:
+        return parse_date_hint(hint, today)
+    except ValueError as unread:
+        found = _HOLIDAY_STAY.match(hint.strip())
+        if found is None:
+            raise
+        try:
+            holiday = find_holiday(found["name"], (*DEFAULT_CALENDARS, FIXED), today.year)
+        except ValueError:
+            raise unread from None
+        start, end = occurrence(holiday, None, today)
+        count = found["nights"] or ""
+        nights = int(count) if count.isdigit() else NUMBER_WORDS.get(count.casefold())
+        leave = start + timedelta(days=nights) if nights else end + timedelta(days=1)
+        stays = f"{(leave - start).days} night{'s' * ((leave - start).days != 1)}"
+        return Stay(start, leave, f"{holiday.name}: check in {start:%A} {start}, {stays}")
+
+
+def _with_year(name: str, year: int | None) -> tuple[str, int | None]:
+    """A year written into the name ("Thanksgiving 2026") is the year asked for."""
+    found = re.fullmatch(r"(.+?)\s+((?:19|20|21)\d\d)", name.strip())
+    if found is None or year is not None:
+        return name, year
+    return found.group(1), int(found.group(2))
 
 
 class ResolveHolidayArgs(BaseModel):
@@ -44,12 +85,13 @@ class ResolveDateHintArgs(BaseModel):
     pack="calendar",
     kind="read_only",
     asks=(
-        "When is Hanukkah this year?",
-        "what date is Thanksgiving",
-        "when does Easter fall in 2027",
-        "holiday dates for Diwali",
+        "when is Diwali this year?",
+        "what date is Easter in 2027?",
+        "dates of Yom Kippur",
+        "when does Lunar New Year fall?",
         "one night during Hanukkah",
-        "dates of Christmas, Passover, Easter, Halloween, New Year's Eve or Yom Kippur",
+        "is Labor Day on a Monday",
+        "how long is Sukkot",
     ),
 )
 async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -70,10 +112,10 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
         {"holiday_name": "Hanukkah"}, {"holiday_name": "Thanksgiving", "year": 2026},
         {"holiday_name": "Independence Day", "country": "IL"}, {"holiday_name": "Easter"}.
     """
+    name, year = _with_year(args.holiday_name, args.year)
     sources = (args.country.upper(),) if args.country else DEFAULT_CALENDARS
-    year = args.year or ctx.today.year
-    holiday = find_holiday(args.holiday_name, (*sources, FIXED), year)
-    start, end = occurrence(holiday, args.year, ctx.today)
+    holiday = find_holiday(name, (*sources, FIXED), year or ctx.today.year)
+    start, end = occurrence(holiday, year, ctx.today)
     result: dict[str, Any] = {
         "holiday": holiday.name,
         "start": start.isoformat(),
@@ -101,10 +143,12 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
     kind="read_only",
     provides=["date_reader"],
     asks=(
-        "what dates are next weekend",
-        "Do we have a room free next weekend?",
+        "what date is next Thursday?",
+        "when is the day after tomorrow?",
         "which dates is the weekend after next",
-        "what day is next Friday",
+        "dates for this Friday to Sunday",
+        "what's the date in two weeks",
+        "give me the dates of next week",
     ),
 )
 async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -127,7 +171,7 @@ async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict
         "next friday", "2 nights from friday", "Dec 24 for 3 nights", "12/24",
         "January 17-19", "17-19 January", "Jan 30 to Feb 2", "2025-01-17 to 2025-01-19".
     """
-    stay = parse_date_hint(args.hint, ctx.today)
+    stay = read_stay(args.hint, ctx.today)
     return {
         "hint": args.hint,
         "check_in": stay.check_in.isoformat(),

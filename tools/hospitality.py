@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -11,7 +12,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from core.db.engine import Database
 from core.db.models import Booking, Rate, Room
+from core.state import Source
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
 
@@ -34,7 +37,7 @@ class CreateBookingArgs(BaseModel):
     room_type: str = Field(min_length=1, description="e.g. 'Queen', 'King Suite'")
     check_in: date = Field(description="first night of the stay, YYYY-MM-DD")
     check_out: date = Field(description="departure day (no night is spent), YYYY-MM-DD")
-    guests: int = Field(ge=1, le=MAX_GUESTS, description="people in the room")
+    guests: int = Field(default=2, ge=1, le=MAX_GUESTS, description="people in the room")
     guest_name: str = Field(min_length=1, max_length=200, description="who the room is for")
 
 
@@ -68,13 +71,12 @@ class _Quote:
     pack="hospitality",
     kind="read_only",
     asks=(
-        "Do we have a room free next weekend?",
-        "is a room available from May 3 to May 5",
-        "check availability for these dates",
-        "any rooms open over the holiday",
-        "what are the room rates in March",
-        "is the Queen room free on those dates",
-        "one night over the long weekend, anything free?",
+        "is there a room free from March 3 to March 5?",
+        "check availability June 1-3 for 4 people",
+        "do you have a King Suite on the 14th?",
+        "any rooms over the holidays?",
+        "vacancies for the 2nd to the 4th",
+        "what would two nights from May 8 cost",
     ),
 )
 async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -116,9 +118,11 @@ async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[
     kind="mutating",
     roles=("member", "admin"),
     asks=(
-        "book a room for next weekend",
-        "reserve the double room May 3-5 for Dana",
-        "make a reservation for two nights",
+        "book a Queen for Jo Park from March 3 to 5",
+        "reserve the King Suite for Alex Kim, June 1-3, 2 guests",
+        "make a booking for the Nguyen family next weekend",
+        "put Chris Wu in a Double Queen on the 8th for one night",
+        "I'd like to book a room for Pat Jones",
     ),
 )
 async def create_booking(args: CreateBookingArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -256,3 +260,30 @@ def _rate_on(night: date, ranges: list[tuple[date, date, float]]) -> float | Non
 
 
 TOOLS = [get_availability, create_booking]
+
+
+async def room_sources(db: Database, message: str) -> list[Source]:
+    """The room types a message names ("the Queen"), for gather.
+
+    "Double Queen" names the Double Queen, not also the Queen.
+    """
+    async with db.session() as session:
+        rooms = list((await session.execute(select(Room).order_by(Room.id))).scalars())
+    said = f" {' '.join(_WORDS.findall(message.casefold()))} "
+    named = [r for r in rooms if f" {' '.join(_WORDS.findall(r.room_type.casefold()))} " in said]
+    longest = [
+        r
+        for r in named
+        if not any(o is not r and r.room_type.casefold() in o.room_type.casefold() for o in named)
+    ]
+    return [
+        {
+            "type": "room_type",
+            "reference": room.room_type,
+            "excerpt": f"room type {room.room_type}: {room.description} (up to {room.max_guests})",
+        }
+        for room in longest
+    ]
+
+
+_WORDS = re.compile(r"\w+")

@@ -31,7 +31,9 @@ class RememberClientNoteArgs(Args):
 
     client: str = Field(min_length=1, max_length=200)
     note: str = Field(min_length=1, max_length=2_000, description="one durable fact")
-    confidence: float = Field(ge=0, le=1, description="how sure the fact is durable and true")
+    confidence: float = Field(
+        default=MIN_CONFIDENCE, ge=0, le=1, description="how sure the fact is durable and true"
+    )
     tags: list[str] = Field(default_factory=list, max_length=10, description="e.g. coupon")
     source: Literal["chat", "meeting", "manual"] = "chat"
 
@@ -98,9 +100,12 @@ def _note(row: ClientMemoryNote, client: str) -> dict[str, Any]:
     roles=STAFF,
     provides=["memory_writer"],
     asks=(
-        "remember that Thorinox prefers email",
-        "note for Acme: invoices go to finance",
+        "remember that Acme prefers email",
+        "note for Globex: invoices go to finance",
         "save this about the client for later",
+        "make a note that Initech's launch slipped to March",
+        "Hooli only approves creatives on Mondays, keep that in memory",
+        "for future reference, Acme hates emojis",
     ),
 )
 async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -159,9 +164,11 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
     kind="mutating",
     roles=STAFF,
     asks=(
-        "forget the note about Thorinox's email preference",
+        "forget the note about Acme's email preference",
         "delete that client note",
-        "remove the saved note for Acme",
+        "remove the saved note for Globex",
+        "that note about Initech is wrong, archive it",
+        "we no longer need the Hooli note about Mondays",
     ),
 )
 async def forget_client_note(args: ForgetClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:

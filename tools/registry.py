@@ -15,13 +15,21 @@ _ASIDE = re.compile(r"\s*\([^()]*\)")
 class ToolRegistry:
     """An immutable-by-convention collection of tools, looked up by name."""
 
-    def __init__(self, tools: Iterable[Tool] = (), sources: Iterable[SourceFinder] = ()) -> None:
+    def __init__(
+        self,
+        tools: Iterable[Tool] = (),
+        sources: Iterable[SourceFinder] = (),
+        records: Iterable[str] = (),
+    ) -> None:
         self._tools: dict[str, Tool] = {}
         self._schemas: list[dict[str, Any]] | None = None
         self._abilities: dict[str, tuple[str, ...]] = {}
         """By role, what it may ask for (`abilities`), made once: every model call names it."""
         self.sources: tuple[SourceFinder, ...] = tuple(sources)
         """The packs' source finders gather runs for each message."""
+        self.records: frozenset[str] = frozenset(records)
+        """The kinds of workspace record those finders name: a source of such a type names a
+        value for the arguments of that name (a `client` source, a `client` argument)."""
         for tool in tools:
             self.add(tool)
 
@@ -125,5 +133,6 @@ def default_registry() -> ToolRegistry:
             *meta.TOOLS,
             *plan.TOOLS,
         ],
-        sources=[mentions.workspace_sources],
+        sources=[mentions.workspace_sources, hospitality.room_sources],
+        records=["client", "brand", "room_type"],
     )

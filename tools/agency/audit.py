@@ -54,9 +54,12 @@ def _audit_entry(brand: Brand, client: Client, mapped: list[Brand]) -> dict[str,
     pack="agency",
     kind="read_only",
     asks=(
-        "which brands have incomplete mappings",
-        "audit the brand destinations",
-        "find brands missing a destination mapping",
+        "audit the brand mappings for Acme",
+        "find brands with an incomplete destination",
+        "check every brand's destination mapping",
+        "brand mapping gaps for Globex",
+        "are there brands without a destination space",
+        "which Hooli brands need their mapping fixed?",
     ),
 )
 async def audit_brand_mappings(args: AuditArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -51,9 +51,11 @@ class CreateBrandArgs(MappingArgs):
     kind="mutating",
     roles=ADMIN,
     asks=(
-        "add a new brand Sunny Oats for Thorinox",
-        "create brand Garlic Press on Amazon for Acme",
+        "add a new brand Sunny Oats for Acme",
+        "create brand Crunchy Bits on amazon_de for Globex",
         "register a brand for a client",
+        "Hooli is launching Zesty, set it up as a brand",
+        "we signed a new brand, Fizz, for Initech",
     ),
 )
 async def create_brand(args: CreateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -103,9 +105,11 @@ class UpdateBrandArgs(MappingArgs):
     kind="mutating",
     roles=ADMIN,
     asks=(
-        "change the Garlic Press destination",
-        "update the brand's marketplace",
-        "set the brand mapping for Sunny Oats",
+        "change the Sunny Oats destination list",
+        "update the brand's marketplace to amazon_uk",
+        "set the destination space of Crunchy Bits to Globex",
+        "Zesty now sells on amazon_ca, update it",
+        "map Fizz to the list Amazon US - Fizz",
     ),
 )
 async def update_brand(args: UpdateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -154,9 +158,11 @@ class ApplyRemediationArgs(Args):
     kind="mutating",
     roles=ADMIN,
     asks=(
-        "fix the incomplete brand mapping the audit found",
-        "apply the audit's fix to this brand",
+        "fix the incomplete brand mappings the audit found",
+        "apply the audit's suggested fix for Acme",
         "remediate the broken brand destinations",
+        "repair every brand mapping the audit flagged",
+        "bulk-fix the missing destinations for Hooli",
     ),
 )
 async def apply_remediation(args: ApplyRemediationArgs, ctx: ToolContext) -> dict[str, Any]:

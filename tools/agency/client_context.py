@@ -132,10 +132,14 @@ def _fit(pack: dict[str, Any], max_tokens: int) -> dict[str, Any]:
     pack="agency",
     kind="read_only",
     asks=(
-        "What do we know about Thorinox?",
-        "give me the background on this client before I start",
-        "client context for Acme",
-        "what are Acme's rules for discounts and coupons?",
+        "what do we know about Acme?",
+        "brief me on Globex before the meeting",
+        "client context for Initech",
+        "what notes and SOPs apply to Acme?",
+        "summarize the Globex account for me",
+        "catch me up on Hooli",
+        "I'm starting work for Initech, what should I know?",
+        "Acme's history and preferences",
     ),
 )
 async def get_client_context(args: ClientContextArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -30,10 +30,14 @@ class SearchKbArgs(BaseModel):
     pack="agency",
     kind="read_only",
     asks=(
-        "search the KB for the onboarding checklist",
-        "how do we handle a refund request",
-        "what does our SOP say about image refreshes",
-        "find the guide for coupon setup",
+        "search the knowledge base for returns",
+        "is there an SOP for launching a product?",
+        "how do we handle a price change?",
+        "find docs about A+ content",
+        "what's the process for a brand registry request",
+        "steps for setting up a promotion",
+        "where's the guide on storefront design",
+        "how should I write bullet points",
     ),
 )
 async def search_kb(args: SearchKbArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -127,10 +127,14 @@ class ResolveBrandArgs(BaseModel):
     pack="agency",
     kind="read_only",
     asks=(
-        "look up the client Thorinox",
-        "is Acme one of our clients",
-        "find the client named distx",
-        "who is on the Acme account, and who works on it?",
+        "look up the client Acme",
+        "is Globex one of our clients?",
+        "find the client named acm",
+        "client details for Initech",
+        "do we have a customer called Umbrella?",
+        "who's the account manager for Acme?",
+        "Globex: which team members are on it?",
+        "can you check if Hooli is a client",
     ),
 )
 async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -178,9 +182,14 @@ async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, A
     pack="agency",
     kind="read_only",
     asks=(
-        "list the brands of Thorinox",
-        "what brands do we manage on Amazon",
-        "show every brand with its client",
+        "list every brand we manage",
+        "what brands does Acme own?",
+        "show the brands sold on amazon_de",
+        "brands of Globex",
+        "which marketplace is the Sunny Oats brand on?",
+        "does Initech have any brands with us",
+        "give me the brand list for Hooli",
+        "where is the Crunchy Bits brand mapped to",
     ),
 )
 async def lookup_brand(args: LookupBrandArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -223,9 +232,12 @@ async def lookup_brand(args: LookupBrandArgs, ctx: ToolContext) -> dict[str, Any
     pack="agency",
     kind="read_only",
     asks=(
-        "Which client owns the Garlic Press brand?",
-        "whose brand is Sunny Oats",
-        "where are Garlic Press tasks filed",
+        "which client is the Sunny Oats brand under?",
+        "whose brand is Crunchy Bits",
+        "where do Sunny Oats tasks get filed?",
+        "find the owner of the brand Zesty",
+        "Crunchy Bits is a brand of which customer",
+        "which account does the Zesty brand belong to",
     ),
 )
 async def resolve_brand(args: ResolveBrandArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -119,10 +119,12 @@ class CreateTaskArgs(Args):
     kind="mutating",
     roles=STAFF,
     asks=(
-        "Create a task for Thorinox to refresh the Garlic Press images",
         "add a to-do for Acme to set up the coupon",
-        "make a task to update the listing photos",
+        "make a task to update the listing photos for Globex",
         "new task for Acme: set up the lightning deal",
+        "can you log a task for Globex to renew the trademark?",
+        "we need a task for Hooli to redo the A+ content",
+        "task for Initech: audit the reviews, due Friday",
     ),
 )
 async def create_task(args: CreateTaskArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -231,9 +233,11 @@ def _held(client: Client, person: TeamMember, role: str | None = None) -> Any:
     kind="mutating",
     roles=ADMIN,
     asks=(
-        "assign Dana to Thorinox",
-        "make Sam the account manager for Acme",
-        "put Lee on this client",
+        "assign Dana to Acme as designer",
+        "make Sam the account manager for Globex",
+        "put Lee on Initech as the ppc specialist",
+        "Dana should join Hooli as analyst",
+        "can you add Sam to the Acme team?",
     ),
 )
 async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -264,9 +268,11 @@ async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any
     kind="mutating",
     roles=ADMIN,
     asks=(
-        "take Dana off Thorinox",
-        "remove Sam from the Acme account",
-        "unassign Lee from this client",
+        "take Dana off Acme",
+        "remove Sam from the Globex account",
+        "unassign Lee as designer on Initech",
+        "Sam has left the Hooli team, remove the assignment",
+        "Dana doesn't work on Acme anymore",
     ),
 )
 async def remove_assignment(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -86,11 +86,14 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
     pack="agency",
     kind="read_only",
     asks=(
-        "what's still open for Thorinox?",
-        "list the open tasks for Acme",
-        "which tasks are due this week",
-        "show the to-do list for this client",
-        "what is Priya working on",
+        "what's open for Acme right now?",
+        "show me the tasks assigned to Sam",
+        "which tasks are overdue?",
+        "tasks in progress",
+        "what is Lee working on?",
+        "list finished tasks for Globex",
+        "anything due before Friday?",
+        "what's blocked on the Hooli account",
     ),
 )
 async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:

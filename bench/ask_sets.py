@@ -1,0 +1,55 @@
+"""The local model's two sets of asks: the tuning set and the held-out set (bench/asks/).
+
+The tuning set may be looked at and tuned to; the held-out set only measures. Both are
+plain YAML so a reader sees every ask, what answers it, and the facts the answer must hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+FOLDER = Path(__file__).with_name("asks")
+SetName = Literal["tuning", "held_out"]
+KINDS = ("tool", "small_talk", "follow_up", "ask_to_know")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One ask, the tools any of which answers it right, and the facts the answer holds."""
+
+    text: str
+    kind: str
+    tools: tuple[str, ...]
+    """Any of these, called first, is right; empty: a reply that calls no tool."""
+    facts: tuple[str, ...]
+    """The answer (or the waiting proposal) holds one; empty: any real reply."""
+    after: tuple[str, ...] = ()
+    """Earlier messages of the same thread, run first and not scored."""
+    clarify: bool = False
+    """A question that holds a fact (no tool called) is right too."""
+
+
+def load(name: SetName) -> list[Ask]:
+    """Read one set; ValueError names the entry that is malformed."""
+    raw: Any = yaml.safe_load((FOLDER / f"{name}.yaml").read_text(encoding="utf-8"))
+    asks = []
+    for number, entry in enumerate(raw or [], start=1):
+        try:
+            ask = Ask(
+                text=str(entry["ask"]),
+                kind=str(entry["kind"]),
+                tools=tuple(entry.get("tools") or ()),
+                facts=tuple(str(f) for f in entry.get("facts") or ()),
+                after=tuple(entry.get("after") or ()),
+                clarify=bool(entry.get("clarify", False)),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"{name}.yaml entry {number}: {exc}") from exc
+        if ask.kind not in KINDS:
+            raise ValueError(f"{name}.yaml entry {number}: kind {ask.kind!r} not in {KINDS}")
+        asks.append(ask)
+    return asks

@@ -1,0 +1,41 @@
+"""What the app knows about one model call beyond its messages and tool schemas.
+
+A provider that can use it says so (`takes_hints`); the others are bound as usual. The
+embedded local model classifies a message by the tools' example asks and fills arguments
+from the records the message names; a hosted model reads the same in its prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import Runnable
+
+
+@dataclass(frozen=True)
+class ToolHints:
+    """The offered tools' declarations and the message's named records, for one call."""
+
+    examples: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """Requests each offered tool answers, in a person's words."""
+    changing: frozenset[str] = frozenset()
+    """The offered tools that change data (they wait for approval)."""
+    readers: frozenset[str] = frozenset()
+    """The offered tools that turn a time said in words into dates."""
+    abilities: Sequence[str] = ()
+    """What the asker may ask for, a line per tool."""
+    mentions: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """The workspace records the message names, by kind (the argument name that takes one)."""
+
+
+def bind_offered(
+    model: BaseChatModel, tools: Sequence[dict[str, Any]], hints: ToolHints, **options: Any
+) -> Runnable[LanguageModelInput, AIMessage]:
+    """`model` with `tools` and `options` (`tool_choice`) bound, and `hints` if it takes them."""
+    if getattr(model, "takes_hints", False):
+        return model.bind_tools(tools, hints=hints, **options)
+    return model.bind_tools(tools, **options)

@@ -1,0 +1,170 @@
+"""`LocalChatModel`: the embedded model behind LangChain's chat-model interface.
+
+Each answer is one step (`decide`): a set answer, a question, or a tool call written under a
+grammar of the values the turn offers (`writing`). It returns at most one call per answer
+and answers the same conversation the same way every time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field, PrivateAttr
+
+from local_model.conversation import ASKED, Turn, read_turn
+from local_model.decide import Decider, Hints, summary
+from local_model.replies import shown
+from local_model.writing import write_call
+
+MODEL_NAME = "local:SmolLM2-135M-Instruct"
+
+
+@dataclass(frozen=True)
+class NoHints:
+    """The hints of a call whose caller gave none."""
+
+    examples: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    changing: frozenset[str] = frozenset()
+    readers: frozenset[str] = frozenset()
+    abilities: Sequence[str] = ()
+    mentions: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+
+class LocalChatModel(BaseChatModel):
+    """A llama.cpp model that classifies, asks when unsure, and writes calls under a grammar."""
+
+    takes_hints: ClassVar[bool] = True
+    """`bind_tools` takes `hints`, which the app fills for this model."""
+    llama: Any = Field(exclude=True, repr=False)
+    """The `llama_cpp.Llama` that writes calls."""
+    intents: Any = Field(exclude=True, repr=False)
+    """The `Intents` classifier over the embedding context."""
+    model_path: str = ""
+    model_name: str = MODEL_NAME
+    seed: int = 1234
+    repeat_penalty: float = 1.1
+    """Above 1 keeps a call from copying one name into every argument."""
+
+    # llama.cpp contexts are not thread-safe and one instance serves every run in the process.
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp-local"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name, "seed": self.seed}
+
+    def bind_tools(
+        self,
+        tools: Sequence[Any],
+        *,
+        tool_choice: Any = None,
+        hints: Hints | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools the model may call, with what the app knows about the call.
+
+        Args:
+            tools: OpenAI function dicts or anything `convert_to_openai_tool` accepts.
+            tool_choice: None or "auto", "required" or "any", "none", or a tool name.
+            hints: The tools' example asks, which change data or read dates, what the asker
+                may ask for and the records the message names.
+            **kwargs: Further call options to bind.
+
+        Raises:
+            ValueError: `tool_choice` names a tool that is not bound.
+        """
+        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        names = [tool["function"]["name"] for tool in formatted]
+        choice = _choice(tool_choice)
+        if choice not in (None, "auto", "required", "none") and choice not in names:
+            raise ValueError(f"tool_choice {choice!r} is not one of the bound tools {names}")
+        return self.bind(tools=formatted, tool_choice=choice, hints=hints or NoHints(), **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        choice = _choice(kwargs.get("tool_choice"))
+        tools = [] if choice == "none" else list(kwargs.get("tools") or [])
+        hints: Hints = kwargs.get("hints") or NoHints()
+        turn = read_turn(messages)
+        usage = {"input_tokens": 0, "output_tokens": 0}
+        with self._lock:
+            step = Decider(self.intents).step(turn, tools, choice, hints)
+            call, text = None, step.reply
+            if step.tool is not None:
+                call, text = write_call(
+                    step.tool, turn, hints.mentions, summary(step.tool), self._completer(usage)
+                )
+            if call is not None and choice in (None, "auto") and _answered(call, turn):
+                call, text = None, shown(turn.now.results[-1])
+        asked = step.asked
+        if step.tool is not None and call is None and not step.asked:
+            asked = (step.tool["function"]["name"],)
+        message = AIMessage(
+            content=text,
+            tool_calls=[call] if call else [],
+            usage_metadata={**usage, "total_tokens": sum(usage.values())},
+            response_metadata={
+                "model_name": self.model_name,
+                "local_step": step.why,
+                **({ASKED: list(asked)} if asked else {}),
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _completer(self, usage: dict[str, int]) -> Any:
+        def complete(prompt: str, grammar: Any, max_tokens: int) -> str:
+            tokens = self.llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+            budget = int(self.llama.n_ctx()) - max_tokens
+            if len(tokens) > budget:  # keep the instructions and the latest lines
+                tokens = tokens[: budget // 4] + tokens[len(tokens) - (budget - budget // 4) :]
+            result: dict[str, Any] = self.llama.create_completion(
+                prompt=tokens,
+                grammar=grammar,
+                temperature=0.0,
+                repeat_penalty=self.repeat_penalty,
+                max_tokens=max_tokens,
+                seed=self.seed,
+            )
+            counts = result.get("usage") or {}
+            usage["input_tokens"] += int(counts.get("prompt_tokens", 0))
+            usage["output_tokens"] += int(counts.get("completion_tokens", 0))
+            return str(result["choices"][0].get("text") or "")
+
+        return complete
+
+
+def _choice(tool_choice: Any) -> str | None:
+    """The tool_choice spellings of LangChain and OpenAI, as one."""
+    if tool_choice is None or tool_choice is False:
+        return None
+    if tool_choice is True or tool_choice == "any":
+        return "required"
+    if isinstance(tool_choice, dict):
+        name = tool_choice.get("function", tool_choice).get("name")
+        return str(name) if name else "required"
+    return str(tool_choice)
+
+
+def _answered(call: dict[str, Any], turn: Turn) -> bool:
+    """Whether this turn already has the result of the same call (no call repeats)."""
+    done = {r.name for r in turn.now.results}
+    return any(
+        c.name == call["name"] and c.args == call["args"] and c.name in done for c in turn.now.calls
+    )

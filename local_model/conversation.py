@@ -1,0 +1,133 @@
+"""What the local model reads of a conversation: this exchange and the one before.
+
+An exchange is a person's message, the calls made for it and their results; a follow-up
+leans on the one before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+Plain = str | int | float
+ASKED = "local_asked"
+"""The `response_metadata` key of the tools a question asked about."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One tool result."""
+
+    name: str
+    content: str
+    failed: bool
+    """The call did not go through: refused, rejected, invalid or failed."""
+
+    def data(self) -> Any:
+        """The result parsed as JSON, or None when it is not JSON."""
+        try:
+            return json.loads(self.content)
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call and its arguments."""
+
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """A person's message and what the tools did for it."""
+
+    ask: str
+    calls: tuple[Call, ...]
+    results: tuple[Result, ...]
+    asked: tuple[str, ...] = ()
+    """Tools a question of this model's asked about (`ASKED`): the answer may follow up."""
+
+    def values(self) -> dict[str, list[Plain]]:
+        """Plain values by name, from the calls that went through and from their results.
+
+        The calls' arguments come first, then the results' fields at any depth (a listed
+        room's `room_type`, a stay's `check_in`).
+        """
+        found: dict[str, list[Plain]] = {}
+        failed = {r.name for r in self.results if r.failed}
+        for call in self.calls:
+            if call.name not in failed:
+                for key, value in call.args.items():
+                    _add(found, key, value)
+        for result in self.results:
+            if not result.failed:
+                _collect(result.data(), found)
+        return found
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The current exchange (its results arrive while it runs) and the one before."""
+
+    now: Exchange
+    before: Exchange | None
+
+    @property
+    def ask(self) -> str:
+        """The person's latest message."""
+        return self.now.ask
+
+
+def read_turn(messages: Sequence[BaseMessage]) -> Turn:
+    """Split the conversation into the current exchange and the previous one."""
+    asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    if not asks:
+        return Turn(_exchange("", list(messages)), None)
+    now = _exchange(text_of(messages[asks[-1]]), list(messages[asks[-1] + 1 :]))
+    if len(asks) < 2:
+        return Turn(now, None)
+    return Turn(
+        now, _exchange(text_of(messages[asks[-2]]), list(messages[asks[-2] + 1 : asks[-1]]))
+    )
+
+
+def _exchange(ask: str, messages: list[BaseMessage]) -> Exchange:
+    names: dict[str, str] = {}
+    calls, results, asked = [], [], []
+    for message in messages:
+        if isinstance(message, AIMessage):
+            asked += list(message.response_metadata.get(ASKED) or [])
+            for call in message.tool_calls:
+                names[str(call.get("id"))] = call["name"]
+                calls.append(Call(call["name"], dict(call.get("args") or {})))
+        elif isinstance(message, ToolMessage):
+            name = message.name or names.get(message.tool_call_id, "tool")
+            results.append(Result(name, text_of(message), message.status == "error"))
+    return Exchange(ask, tuple(calls), tuple(results), tuple(asked))
+
+
+def _collect(node: Any, found: dict[str, list[Plain]]) -> None:
+    if not isinstance(node, dict | list):
+        return
+    for key, value in node.items() if isinstance(node, dict) else enumerate(node):
+        if isinstance(key, str):
+            _add(found, key, value)
+        _collect(value, found)
+
+
+def _add(found: dict[str, list[Plain]], key: str, value: Any) -> None:
+    if isinstance(value, str | int | float) and not isinstance(value, bool) and value != "":
+        kept = found.setdefault(key, [])
+        if value not in kept:
+            kept.append(value)
+
+
+def text_of(message: BaseMessage) -> str:
+    """A message's text, whether its content is a string or content blocks."""
+    return message.text if isinstance(message.text, str) else str(message.content)

@@ -1,0 +1,236 @@
+"""The local model's next step: a set answer, a question, or which tool to call.
+
+The message is classified among the offered tools (by the examples each declares) and the
+kinds of small talk (`intent`). A follow-up leans towards the previous exchange's tools; a
+question that asks to know never reaches a tool that changes data. When the two likeliest
+tools are close, or a change is not clearly asked for, the person is asked which they mean.
+A tool that needs dates the turn does not hold first has the message's time read by a date
+reader; after a result, the tool the message asked for is called once the results fill it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from local_model.conversation import Turn
+from local_model.intent import SMALL_TALK, Intents
+from local_model.replies import ask_for, shown, small_talk, which_of
+from local_model.time_words import says_when
+from local_model.values import date_arguments, fill
+
+CLOSE = 0.05
+"""Probability margin below which the two likeliest tools are both offered in a question
+(chosen on the tuning asks)."""
+SURE_OF_CHANGE = 0.5
+"""Below this probability a tool that changes data is asked about, not proposed."""
+FOLLOW_UP = 0.2
+"""Added to the previous exchange's tools for a follow-up ("and for Acme?")."""
+CONTEXT = 0.5
+"""Weight of the previous ask and this one read together, against this one alone."""
+ANSWER = 1.0
+"""Added to the tools a question of this model's asked about: the next message answers it."""
+_REQUEST = re.compile(
+    r"^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)",
+    re.IGNORECASE,
+)
+_QUESTION = re.compile(
+    r"^\W*(?:is|are|was|were|do|does|did|what|which|when|who|whose|where|how|any|tell me)\b",
+    re.IGNORECASE,
+)
+
+
+class Hints(Protocol):
+    """What the app tells the model about a call beyond its messages and tool schemas."""
+
+    @property
+    def examples(self) -> Mapping[str, Sequence[str]]:
+        """Requests each offered tool answers, in a person's words."""
+        ...
+
+    @property
+    def changing(self) -> frozenset[str]:
+        """The offered tools that change data."""
+        ...
+
+    @property
+    def readers(self) -> frozenset[str]:
+        """The offered tools that turn a time said in words into dates."""
+        ...
+
+    @property
+    def abilities(self) -> Sequence[str]:
+        """What the asker may ask for, a line each."""
+        ...
+
+    @property
+    def mentions(self) -> Mapping[str, Sequence[str]]:
+        """The workspace records the message names, by kind (an argument's name)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Step:
+    """What to do next: call `tool`, or say `reply`."""
+
+    tool: dict[str, Any] | None = None
+    reply: str = ""
+    why: str = ""
+    asked: tuple[str, ...] = ()
+    """The tools a question is about: the next message may answer it."""
+
+
+def asks_to_know(message: str) -> bool:
+    """A question that asks to know, not a request put as one ("can you book ...?")."""
+    return not _REQUEST.match(message) and (
+        message.rstrip().endswith("?") or _QUESTION.match(message) is not None
+    )
+
+
+class Decider:
+    """Chooses each step of a turn."""
+
+    def __init__(self, intents: Intents) -> None:
+        """Classify messages with `intents`."""
+        self._intents = intents
+
+    def step(
+        self, turn: Turn, tools: list[dict[str, Any]], choice: str | None, hints: Hints
+    ) -> Step:
+        """The next step for `turn` with `tools` bound under `choice` (normalized)."""
+        by_name = {tool["function"]["name"]: tool for tool in tools if choice != "none"}
+        if choice in by_name:
+            return Step(tool=by_name[str(choice)], why="tool_choice")
+        may_reply = choice != "required"
+        ranked = self._rank(turn, by_name, hints, may_reply)
+        if not ranked:
+            return Step(
+                reply=shown(turn.now.results[-1]) if turn.now.results else "", why="no tool"
+            )
+        if not may_reply:
+            return Step(tool=by_name[ranked[0][0]], why=f"required: {ranked[0][1]:.2f}")
+        if turn.now.results:
+            return self._after(turn, ranked, by_name, hints)
+        (best, p1), (second, p2) = ranked[0], ranked[1] if len(ranked) > 1 else ("", 0.0)
+        if best not in by_name:
+            return Step(reply=small_talk(best, hints.abilities), why=f"small talk: {best} {p1:.2f}")
+        options = [summary(by_name[n]) for n in (best, second) if n in by_name]
+        pair = (best, second) if second in by_name else (best,)
+        if second in by_name and p1 - p2 < CLOSE:
+            why = f"close: {best} {p1:.2f}, {second} {p2:.2f}"
+            return Step(reply=which_of(options), why=why, asked=pair)
+        if best in hints.changing and p1 < SURE_OF_CHANGE:
+            why = f"unsure of a change: {best} {p1:.2f}"
+            return Step(reply=which_of(options), why=why, asked=pair)
+        return self._toward(turn, best, ranked, by_name, hints, f"{best} {p1:.2f}")
+
+    def _after(
+        self,
+        turn: Turn,
+        ranked: list[tuple[str, float]],
+        by_name: dict[str, dict[str, Any]],
+        hints: Hints,
+    ) -> Step:
+        """After a result: its tool's own words, or the next call the message asked for."""
+        latest = turn.now.results[-1]
+        goal = ranked[0][0] if ranked[0][0] in by_name else ""
+        if latest.failed and latest.name in hints.readers:
+            dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
+            if dates or not goal:
+                question = ask_for(dates or ["dates"], summary(by_name[goal]) if goal else "")
+                return Step(reply=question, why="the time was not read", asked=(goal,) * bool(goal))
+            return Step(tool=by_name[goal], why=f"{goal} without the time")
+        if latest.failed or latest.name in hints.changing:
+            return Step(reply=shown(latest, changed=latest.name in hints.changing), why="result")
+        if not goal or goal in {call.name for call in turn.now.calls}:
+            return Step(reply=shown(latest), why="result")
+        missing = fill(_parameters(by_name[goal]), turn, hints.mentions).missing
+        if not missing:
+            return Step(tool=by_name[goal], why=f"the results fill {goal}")
+        if latest.name in hints.readers:
+            question = ask_for(missing, summary(by_name[goal]))
+            return Step(reply=question, why=f"{goal} lacks {missing}", asked=(goal,))
+        return Step(reply=shown(latest), why="result")
+
+    def _toward(
+        self,
+        turn: Turn,
+        name: str,
+        ranked: list[tuple[str, float]],
+        by_name: dict[str, dict[str, Any]],
+        hints: Hints,
+        why: str,
+    ) -> Step:
+        """Call `name`, or first a date reader when it needs dates the turn does not hold."""
+        tool = by_name[name]
+        parameters = _parameters(tool)
+        dated = date_arguments(parameters)
+        lacking = fill(parameters, turn, hints.mentions).missing
+        unread = [arg for arg in dated if arg in lacking] or (dated if says_when(turn.ask) else [])
+        if not unread or name in hints.readers:
+            return Step(tool=tool, why=why)
+        readers = [n for n, _ in ranked if n in hints.readers and n in by_name]
+        if readers and says_when(turn.ask):
+            return Step(tool=by_name[readers[0]], why=f"{why}; read the time first")
+        if [arg for arg in dated if arg in lacking]:
+            question = ask_for([a for a in dated if a in lacking], summary(tool))
+            return Step(reply=question, why=why, asked=(name,))
+        return Step(tool=tool, why=why)
+
+    def _rank(
+        self, turn: Turn, by_name: dict[str, dict[str, Any]], hints: Hints, may_reply: bool
+    ) -> list[tuple[str, float]]:
+        """The offered tools (and kinds of small talk) by probability for the message."""
+        classes: dict[str, tuple[str, ...]] = {
+            name: (*hints.examples.get(name, ()), summary(tool)) for name, tool in by_name.items()
+        }
+        if may_reply:
+            classes |= SMALL_TALK
+        if not classes:
+            return []
+        alone = dict(self._intents.rank(_masked(turn.ask, hints.mentions) or "...", classes))
+        before = turn.before
+        tools = dict(alone)
+        if before is not None and before.ask:
+            # A follow-up ("and for Distex?") reads as the ask it follows.
+            both = f"{before.ask} {turn.ask}"
+            together = dict(self._intents.rank(_masked(both, hints.mentions), classes))
+            tools = {n: (1 - CONTEXT) * p + CONTEXT * together[n] for n, p in alone.items()}
+        called = {call.name for call in before.calls} if before else set()
+        asked = set(before.asked) if before else set()
+        knowing = asks_to_know(turn.ask)
+        for name in tools:
+            if knowing and name in hints.changing:
+                tools[name] = 0.0
+            tools[name] += FOLLOW_UP * (name in called) + ANSWER * (name in asked)
+        # Whether it is small talk is read from the message alone; which tool, in context.
+        talk = {n: p for n, p in alone.items() if n not in by_name}
+        weight = sum(tools[n] for n in by_name) or 1.0
+        share = 1.0 - sum(talk.values())
+        ranked = {**talk, **{n: share * tools[n] / weight for n in by_name}}
+        return sorted(ranked.items(), key=lambda item: -item[1])
+
+
+def summary(tool: dict[str, Any]) -> str:
+    """What a tool does, in a line: its description's first line."""
+    function = tool["function"]
+    first = str(function.get("description") or "").strip().split("\n", 1)[0]
+    return first or str(function["name"]).replace("_", " ")
+
+
+def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
+    """The message with each record it names as the record's kind ("tell me about client").
+
+    The examples name other records than the workspace's.
+    """
+    named = [(name, kind) for kind, names in mentions.items() for name in names]
+    for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
+        word = kind.replace("_", " ")
+        text = re.sub(rf"\b{re.escape(name)}\b", word, text, flags=re.IGNORECASE)
+    return text
+
+
+def _parameters(tool: dict[str, Any]) -> dict[str, Any]:
+    return dict(tool["function"].get("parameters") or {})

@@ -1,0 +1,143 @@
+"""The grammar a tool call is written under, and the reading of what the model wrote.
+
+A call is `{"tool": <name>, "args": {...}}` under the tool's own argument schema, in which
+each argument the turn can fill is narrowed to the values it offers (see `values`): the
+135M model invents a string far more often than it copies one, but it chooses well among
+values it is given.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+_ANNOTATIONS = frozenset(
+    {"title", "description", "default", "examples", "$schema", "$id", "$comment", "deprecated"}
+)
+_STRUCTURE = frozenset(
+    {"type", "anyOf", "oneOf", "allOf", "const", "enum", "properties", "items", "prefixItems"}
+)
+_BOUNDS = frozenset({"maxLength", "maxItems", "maxProperties"})
+_MAX_BOUND = 64
+"""llama.cpp unrolls a bounded repeat into one rule per step, and a bound of thousands
+overflows its parser's stack; the tool checks the real bound."""
+
+
+def call_grammar(
+    name: str,
+    parameters: Mapping[str, Any],
+    choices: Mapping[str, Sequence[Any]],
+    taken: Sequence[str] = (),
+) -> Any:
+    """The GBNF grammar of one call of `name` whose arguments take only `choices`.
+
+    Args:
+        name: The tool.
+        parameters: Its argument schema.
+        choices: For each argument written, the values it may take; arguments not named
+            here are left out.
+        taken: Optional arguments the call must write all the same.
+    """
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    schema = inline_refs(dict(parameters))
+    markers = {
+        f"@@{i}@@": [json.dumps(v, ensure_ascii=False) for v in values]
+        for i, values in enumerate(choices.values())
+    }
+    properties = {arg: {"enum": [marker]} for arg, marker in zip(choices, markers, strict=True)}
+    required = [arg for arg in [*(schema.get("required") or []), *taken] if arg in properties]
+    shape = {"type": "object", "properties": properties, "required": required}
+    gbnf = _compiled(json.dumps({"name": name, "args": shape}))
+    for marker, texts in markers.items():
+        rule = f"value{marker.strip('@')}"
+        gbnf = gbnf.replace(_literal(json.dumps(marker)), rule)
+        gbnf += f"\n{rule} ::= {' | '.join(_literal(text) for text in texts)}"
+    return LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+@lru_cache(maxsize=256)
+def _compiled(shape_json: str) -> str:
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    shape = json.loads(shape_json)
+    call = {
+        "type": "object",
+        "properties": {"tool": {"const": shape["name"]}, "args": shape["args"]},
+        "required": ["tool", "args"],
+        "additionalProperties": False,
+    }
+    return str(json_schema_to_gbnf(json.dumps(call)))
+
+
+def read_call(text: str, name: str) -> dict[str, Any] | None:
+    """The call the model wrote, as a LangChain tool call; None when it is not whole."""
+    try:
+        data = json.loads(text, strict=False)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict) or data.get("tool") != name:
+        return None
+    args = data.get("args")
+    return tool_call(name, args if isinstance(args, dict) else {})
+
+
+def tool_call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A LangChain tool call of `name` with `args` and a fresh id."""
+    return {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}
+
+
+def alternatives(prop: Any) -> list[dict[str, Any]]:
+    """The non-null schemas a property may take (its `anyOf`, or itself)."""
+    if not isinstance(prop, dict):
+        return []
+    options = prop.get("anyOf", [prop])
+    return [a for a in options if isinstance(a, dict) and a.get("type") != "null"]
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with local `$ref`s replaced by what they name (recursive ones: any value)."""
+    root = schema
+
+    def resolve(ref: str) -> Any:
+        node: Any = root
+        for part in ref.removeprefix("#/").split("/"):
+            if not isinstance(node, dict) or part not in node:
+                return {}
+            node = node[part]
+        return node
+
+    def visit(node: Any, seen: frozenset[str]) -> Any:
+        if isinstance(node, list):
+            return [visit(item, seen) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            if not ref.startswith("#/") or ref in seen:
+                return {}
+            target = visit(resolve(ref), seen | {ref})
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
+            return {**target, **visit(siblings, seen)} if isinstance(target, dict) else target
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("$defs", "definitions"):
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: visit(prop, seen) for name, prop in value.items()}
+            elif key in ("const", "enum"):
+                out[key] = value
+            else:
+                out[key] = visit(value, seen)
+        return out
+
+    result = visit(root, frozenset())
+    return result if isinstance(result, dict) else {}
+
+
+def _literal(text: str) -> str:
+    """A GBNF string literal matching `text` exactly."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'

@@ -1,0 +1,211 @@
+"""What a message asks for: a classifier over the examples each tool declares.
+
+Three views vote, each trained when a set of classes is first seen: the model's own
+embedding of the message under two prompts (a ridge classifier over each), and the nearest
+example by TF-IDF over words and character n-grams, which survives typos. Small talk is a
+set of classes too (`SMALL_TALK`), so "thanks!" and "list the tasks" are told apart the same
+way one tool is told from another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+SMALL_TALK: dict[str, tuple[str, ...]] = {
+    "greeting": ("hi", "hello there", "good morning", "hey!", "yo", "hiya, anyone around?"),
+    "thanks": (
+        "thanks!",
+        "thank you",
+        "much appreciated",
+        "great, thanks a lot",
+        "ty",
+        "perfect, thx",
+    ),
+    "farewell": ("bye", "see you later", "have a good one", "that's all for today", "talk soon"),
+    "wellbeing": ("how are you?", "how are you doing today?", "how is your day", "you doing ok?"),
+    "abilities": (
+        "what can you do?",
+        "help",
+        "what can I ask you?",
+        "how can you help me?",
+        "what are you for",
+    ),
+    "acknowledgement": ("ok", "cool", "got it", "sounds good", "nice one", "haha great"),
+    "apology": ("sorry about that", "oops, my mistake", "never mind", "ignore that"),
+}
+"""Kinds of small talk, each answered without a lookup (see `replies.small_talk`)."""
+PROMPTS = (
+    'This request: "{}" means in one word:"',
+    "<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\nThe user wants me to",
+)
+"""How a message is shown to the model before its last hidden state is read: asked for its
+meaning, a decoder's state sums the message up far better than an average over its words."""
+RIDGE = 0.3
+"""Ridge penalty of the embedding classifiers (chosen on the tuning asks)."""
+EMBEDDING_TEMPERATURE = 0.1
+NEAREST_TEMPERATURE = 0.05
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+class Embedder:
+    """The model's embeddings of short texts under each of `PROMPTS`, kept on disk.
+
+    Embedding the tools' examples takes seconds; the vectors are saved under `cache` (keyed
+    by the model file and the text), so only a new example costs anything after that.
+    """
+
+    def __init__(self, llama: Any, model_path: str, cache: Path | None) -> None:
+        """Use `llama` (loaded with embeddings on, last-token pooling) for every vector."""
+        self._llama = llama
+        self._key = hashlib.sha1(f"{model_path}:{PROMPTS}:v2".encode()).hexdigest()[:12]
+        self._file = cache / f"local-model-vectors-{self._key}.npz" if cache else None
+        self._vectors: dict[str, np.ndarray] = {}
+        self._unsaved = 0
+        if self._file is not None and self._file.is_file():
+            try:
+                with np.load(self._file) as saved:
+                    self._vectors = dict(zip(saved["names"], saved["vectors"], strict=True))
+            except (OSError, ValueError, KeyError):
+                logger.warning("ignoring the unreadable vector cache %s", self._file, exc_info=True)
+
+    def embed(self, texts: Sequence[str], prompt: int) -> np.ndarray:
+        """Unit vectors of `texts` under `PROMPTS[prompt]`, one row each."""
+        rows = []
+        for text in texts:
+            name = hashlib.sha1(f"{prompt}:{text}".encode()).hexdigest()
+            if name not in self._vectors:
+                vector = np.asarray(self._llama.embed(PROMPTS[prompt].format(text)), np.float32)
+                self._vectors[name] = vector / (np.linalg.norm(vector) or 1.0)
+                self._unsaved += 1
+            rows.append(self._vectors[name])
+        return np.vstack(rows)
+
+    def save(self) -> None:
+        """Write new vectors to the cache; a cache that cannot be written is only logged."""
+        if self._file is None or not self._unsaved:
+            return
+        try:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            names = list(self._vectors)
+            vectors = np.vstack([self._vectors[name] for name in names])
+            np.savez(self._file, names=np.array(names), vectors=vectors)
+            self._unsaved = 0
+        except OSError:
+            logger.warning("cannot write the vector cache %s", self._file, exc_info=True)
+
+
+@dataclass(frozen=True)
+class _Classifier:
+    labels: tuple[str, ...]
+    examples: tuple[str, ...]
+    owners: np.ndarray
+    """The label index of each example."""
+    centers: tuple[np.ndarray, ...]
+    weights: tuple[np.ndarray, ...]
+    vocabulary: dict[str, int]
+    idf: np.ndarray
+    documents: np.ndarray
+
+
+class Intents:
+    """Ranks classes (tools and kinds of small talk) for a message."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        """Embed with `embedder`; classifiers are trained per set of classes and kept."""
+        self._embedder = embedder
+        self._trained: dict[tuple[tuple[str, tuple[str, ...]], ...], _Classifier] = {}
+
+    def rank(self, text: str, classes: Mapping[str, Sequence[str]]) -> list[tuple[str, float]]:
+        """Every class with its probability for `text`, most likely first."""
+        key = tuple((name, tuple(examples)) for name, examples in classes.items())
+        model = self._trained.get(key) or self._train(key)
+        votes = [_softmax(_nearest(model, text) / NEAREST_TEMPERATURE)]
+        for prompt, (center, weights) in enumerate(zip(model.centers, model.weights, strict=True)):
+            vector = _unit(self._embedder.embed([text], prompt) - center)
+            votes.append(_softmax(_with_bias(vector) @ weights / EMBEDDING_TEMPERATURE)[0])
+        probability = np.mean(votes, axis=0)
+        order = np.argsort(-probability, kind="stable")
+        return [(model.labels[i], float(probability[i])) for i in order]
+
+    def _train(self, key: tuple[tuple[str, tuple[str, ...]], ...]) -> _Classifier:
+        labels = tuple(name for name, _ in key)
+        examples = tuple(example for _, texts in key for example in texts)
+        owners = np.array([i for i, (_, texts) in enumerate(key) for _ in texts])
+        targets = np.eye(len(labels))[owners]
+        centers, weights = [], []
+        for prompt in range(len(PROMPTS)):
+            vectors = self._embedder.embed(examples, prompt)
+            center = vectors.mean(axis=0)
+            design = _with_bias(_unit(vectors - center))
+            gram = design.T @ design + RIDGE * np.eye(design.shape[1])
+            centers.append(center)
+            weights.append(np.linalg.solve(gram, design.T @ targets))
+        self._embedder.save()
+        counts = Counter(t for example in examples for t in set(_terms(example)))
+        vocabulary = {term: i for i, term in enumerate(counts)}
+        idf = np.array([math.log((1 + len(examples)) / (1 + counts[t])) + 1 for t in vocabulary])
+        model = _Classifier(
+            labels,
+            examples,
+            owners,
+            tuple(centers),
+            tuple(weights),
+            vocabulary,
+            idf,
+            np.vstack([_tfidf(e, vocabulary, idf) for e in examples]),
+        )
+        self._trained[key] = model
+        return model
+
+
+def _nearest(model: _Classifier, text: str) -> np.ndarray:
+    """Each class's best cosine similarity between `text` and one of its examples."""
+    similarity = model.documents @ _tfidf(text, model.vocabulary, model.idf)
+    best = np.zeros(len(model.labels))
+    np.maximum.at(best, model.owners, similarity)
+    return best
+
+
+def _terms(text: str) -> list[str]:
+    """Words, word pairs and the words' character 3- and 4-grams."""
+    words = _WORD.findall(text.casefold())
+    grams = [f"{a} {b}" for a, b in itertools.pairwise(words)]
+    for word in (f"<{w}>" for w in words):
+        grams += [word[i : i + n] for n in (3, 4) for i in range(len(word) - n + 1)]
+    return words + grams
+
+
+def _tfidf(text: str, vocabulary: dict[str, int], idf: np.ndarray) -> np.ndarray:
+    row = np.zeros(len(vocabulary))
+    for term, count in Counter(_terms(text)).items():
+        if term in vocabulary:
+            row[vocabulary[term]] = math.log1p(count)
+    row *= idf
+    return row / (np.linalg.norm(row) or 1.0)
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms == 0, 1.0, norms)
+
+
+def _with_bias(rows: np.ndarray) -> np.ndarray:
+    return np.hstack([rows, np.ones((rows.shape[0], 1))])
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    shifted = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)

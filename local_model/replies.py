@@ -1,0 +1,142 @@
+"""What the local model says without writing prose: set answers, questions and results.
+
+A model this small invents when it paraphrases, so tool results are laid out a record per
+line instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from local_model.conversation import Result
+
+SMALL_TALK_ANSWERS = {
+    "greeting": "Hi! What can I look up for you?",
+    "thanks": "You're welcome! Anything else I can look up?",
+    "farewell": "Bye! Ask me any time.",
+    "wellbeing": "I'm doing well, thanks! What can I look up for you?",
+    "acknowledgement": "Anything else I can look up?",
+    "apology": "No problem. What can I look up for you?",
+}
+SHOWN_LINES = 20
+"""At most this many lines of a result are shown."""
+NESTED_ITEMS = 4
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_NOT_RUN = "Not executed:"
+_FAILURE_PREFIX = re.compile(r"^error: \w+ failed: (?:\w+(?:Error|Exception): )?")
+_FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
+
+
+def small_talk(kind: str, abilities: Sequence[str]) -> str:
+    """The answer to a kind of small talk; "what can you do?" lists what the asker may ask."""
+    if kind == "abilities" and abilities:
+        listed = "\n".join(f"- {ability}" for ability in abilities)
+        return f"Here is what I can help you with, one ask at a time:\n{listed}"
+    return SMALL_TALK_ANSWERS.get(kind, SMALL_TALK_ANSWERS["acknowledgement"])
+
+
+def which_of(options: Sequence[str]) -> str:
+    """A question naming what the message may ask for: "Do you want me to A, or B?"."""
+    said = [_lowered(_ASIDE.sub("", option).strip().rstrip(".")) for option in options]
+    return f"Do you want me to {', or '.join(said)}?"
+
+
+def ask_for(arguments: Sequence[str], tool_summary: str) -> str:
+    """The question for arguments the message does not give."""
+    words = [name.replace("_", " ") for name in arguments]
+    listed = " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+    purpose = _lowered(_ASIDE.sub("", tool_summary).strip().rstrip("."))
+    return f"{f'To {purpose}, ' if purpose else ''}I need the {listed}: which do you mean?"
+
+
+def shown(result: Result, *, changed: bool = False) -> str:
+    """A tool result as the person reads it.
+
+    A call that did not go through says why, in the tool's first sentence. Fields are a
+    line each and a list of records a line per record; dates also read as words; several
+    candidates end with a question. `changed`: what a change "did", not what it "found".
+    """
+    if result.failed:
+        text = result.content.strip()
+        reason_text = _FAILURE_PREFIX.sub("", text.removeprefix(_NOT_RUN).strip())
+        first = _FIRST_SENTENCE.match(reason_text)
+        reason = first.group(0).strip() if first else reason_text
+        if text.startswith(_NOT_RUN):
+            verb, _, thing = result.name.partition("_")
+            return f"I did not {verb} the {thing.replace('_', ' ') or 'change'}: {reason}"
+        return f"{result.name} did not go through: {reason}"
+    data = result.data()
+    lines = _record_lines(data) if isinstance(data, dict) else result.content.splitlines()
+    text = f"Here is what {result.name} {'did' if changed else 'found'}:\n"
+    text += "\n".join(lines[:SHOWN_LINES])
+    if isinstance(data, dict) and data.get("status") == "ambiguous":
+        text += "\nWhich one do you mean?"
+    return text
+
+
+def _record_lines(data: dict[str, Any]) -> list[str]:
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            lines.append(f"{key}:")
+            lines += [f"- {_one_line(item)}" for item in value]
+        elif isinstance(value, dict):
+            lines.append(f"{key}: {_one_line(value)}")
+        elif value is not None and not _is_id(key):
+            lines.append(f"{key}: {_field(value)}")
+    return lines
+
+
+def _one_line(record: dict[str, Any]) -> str:
+    shown = []
+    for key, value in record.items():
+        if value is None or _is_id(key) or isinstance(value, dict):
+            continue
+        if isinstance(value, list):
+            items = [_item_text(item) for item in value[:NESTED_ITEMS]]
+            more = ", …" if len(value) > NESTED_ITEMS else ""
+            shown.append(f"{key}: " + "; ".join(items) + more)
+        else:
+            shown.append(f"{key}: {_field(value)}")
+    return ", ".join(shown)
+
+
+def _item_text(item: Any) -> str:
+    if isinstance(item, dict):
+        return " ".join(_scalar(v) for v in item.values() if not isinstance(v, dict | list))
+    return _scalar(item)
+
+
+def _is_id(key: str) -> bool:
+    return key == "id" or key.endswith("_id")
+
+
+def _scalar(value: Any) -> str:
+    """A value as a person reads it: a whole amount without its ".0"."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _field(value: Any) -> str:
+    """A field as shown: a date also in words ("2026-12-05 (Saturday, December 5)")."""
+    return _ISO_DATE.sub(_date_words, _scalar(value))
+
+
+def _date_words(match: re.Match[str]) -> str:
+    try:
+        day = date.fromisoformat(match.group(0))
+    except ValueError:
+        return match.group(0)
+    return f"{match.group(0)} ({day:%A}, {day:%B} {day.day})"
+
+
+def _lowered(text: str) -> str:
+    """A sentence's first letter lowered, unless the word is a name ("Look up" → "look up")."""
+    first = text.split(" ", 1)[0]
+    return text[:1].lower() + text[1:] if first[1:].islower() or len(first) == 1 else text

@@ -1,0 +1,72 @@
+"""Whether a message says when, and which of its words do: the phrases a date reader reads.
+
+Month and weekday names come from `calendar`, holiday names from the `holidays` package's
+calendars (every category), and a few words say when relative to today.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date
+from functools import cache
+
+import holidays
+
+CALENDARS = ("US", "IL", "GB", "IN")
+RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_NUMERIC = r"\d{1,4}/\d{1,2}(?:/\d{1,4})?|\d{4}-\d{2}-\d{2}"
+_RANGE = r"\s*(?:-|–|to|until|through)\s*"
+
+
+@cache
+def _pattern() -> re.Pattern[str]:
+    names = {n.casefold() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name)}
+    names |= {n.casefold() for n in calendar.day_abbr} | set(RELATIVE)
+    for country in CALENDARS:
+        categories = holidays.country_holidays(country).supported_categories
+        for year in (date.today().year, date.today().year + 1):
+            found = holidays.country_holidays(country, years=year, categories=categories)
+            names |= {_holiday(name) for value in found.values() for name in value.split("; ")}
+    words = "|".join(sorted((re.escape(n) for n in names if n), key=len, reverse=True))
+    # A name with the days and year written beside it: "10 December", "Dec 20-22, 2026".
+    named = (
+        rf"(?:(?:this|next|coming|last)\s+)*(?:{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve))?"
+        rf"(?:\s+{_DAY})?(?:{_RANGE}{_DAY})?(?:,?\s+\d{{4}})?"
+    )
+    ordinals = rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)(?:{_RANGE}(?:the\s+)?{_DAY})?"
+    return re.compile(rf"\b(?:{named}|{ordinals}|{_NUMERIC})\b", re.IGNORECASE)
+
+
+def _holiday(name: str) -> str:
+    """A holiday's name as people say it: "Christmas Day (observed)" → "christmas"."""
+    name = re.sub(r"\s*\(.*?\)|\b(?:day|eve|sunday|monday)$|'s\b", " ", name.casefold())
+    return " ".join(name.split())
+
+
+def says_when(text: str) -> bool:
+    """Whether `text` says a time in words ("next weekend", "December 10", "Hanukkah")."""
+    return bool(time_words(text))
+
+
+def time_words(text: str) -> list[tuple[int, int]]:
+    """Where `text` says a time: the (start, end) of each such word or phrase.
+
+    A calendar name that is also a common word ("may", "march", "sat") counts only written
+    as a name, capitalized or beside a number.
+    """
+    spans = []
+    for found in _pattern().finditer(text):
+        word = found.group(0)
+        if word.casefold() in _ambiguous() and not word[:1].isupper():
+            continue
+        spans.append(found.span())
+    return spans
+
+
+@cache
+def _ambiguous() -> frozenset[str]:
+    """Month names and every abbreviation: words of their own in other sentences."""
+    names = (*calendar.month_name, *calendar.month_abbr, *calendar.day_abbr)
+    return frozenset(n.casefold() for n in names if n)

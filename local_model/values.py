@@ -1,0 +1,249 @@
+"""The values a call may take, argument by argument: only what the turn holds.
+
+A client or brand argument takes a record the message names (the app passes those
+mentions); a date takes a date this turn's results hold, else the previous exchange's
+unless the message says its own time; a number one the message or the results give; an
+enum value one the message names; any other string a span of the message. An argument the
+turn cannot fill is left out when it is optional and asked for when it is required.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from local_model.conversation import Plain, Turn
+from local_model.grammar import alternatives, inline_refs
+from local_model.time_words import says_when, time_words
+
+MAX_SPAN_WORDS = 8
+EDGE = " \t\n\"'`.,;:!?()[]{}<>—–-"
+_FUNCTION_WORDS = """a an the this that these those it its is are was be to of for on in at by
+    with from and or but so then there here me my we our us you your i he him his she her they
+    them their one ones please can could would will do does did what which who whose when where
+    how any some all about"""
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
+"""Words that name nothing on their own."""
+_NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CUT = "\x00"
+_CODE = re.compile(r"^\w*(?:_|\d)\w*$")
+"""A single word that reads as an identifier ("amazon_ca", "B0CGP12345")."""
+
+
+@dataclass(frozen=True)
+class Fill:
+    """What each argument of one call may take."""
+
+    choices: dict[str, list[Plain]] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    """Required arguments nothing in the turn gives."""
+    said: list[str] = field(default_factory=list)
+    """Optional arguments the message gives a value for: the call takes them."""
+
+
+def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Sequence[str]]) -> Fill:
+    """The values each argument of a call with `parameters` may take in `turn`.
+
+    A text argument whose description's examples are times ("e.g. 'next weekend'") takes
+    the times the message says.
+    """
+    schema = inline_refs(dict(parameters))
+    required = set(schema.get("required") or [])
+    now = turn.now.values()
+    before = turn.before.values() if turn.before else {}
+    own_time = says_when(turn.ask)
+    result = Fill()
+    for arg, prop in (schema.get("properties") or {}).items():
+        options = alternatives(prop)
+        kinds = {str(a.get("type")) for a in options}
+        enum = [v for a in options for v in a.get("enum", [])]
+        choices: list[Plain] = []
+        if enum:
+            choices = [v for v in enum if _said(str(v), turn.ask)]
+        elif any(a.get("format") == "date" for a in options):
+            choices = [*(_dates(arg, now) or ([] if own_time else _dates(arg, before)))]
+        elif kinds and kinds <= {"integer", "number"}:
+            said = _numbers(turn, mentions)
+            choices = said + _numbers_of(now.get(arg)) or _numbers_of(before.get(arg))
+            choices = [n for n in dict.fromkeys(choices) if _in_range(n, options, kinds)]
+        elif kinds == {"string"}:
+            about = str(prop.get("description") or "")
+            times = [turn.ask[a:b] for a, b in time_words(turn.ask)] if says_when(about) else []
+            texts = times or _texts(arg, about, arg in required, turn, mentions, now, before)
+            choices = [t for t in texts if _fits(t, options)]
+        if choices:
+            result.choices[arg] = choices
+            if arg not in required and any(_said(str(c), turn.ask) for c in choices):
+                result.said.append(arg)
+        elif arg in required:
+            result.missing.append(arg)
+    return result
+
+
+def date_arguments(parameters: Mapping[str, Any], *, required_only: bool = False) -> list[str]:
+    """The call's date arguments, in declared order (or only its required ones)."""
+    schema = inline_refs(dict(parameters))
+    wanted = set(schema.get("required") or [])
+    return [
+        arg
+        for arg, prop in (schema.get("properties") or {}).items()
+        if any(a.get("format") == "date" for a in alternatives(prop))
+        and (arg in wanted or not required_only)
+    ]
+
+
+def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """Two date arguments written the same day become that day's one night."""
+    first, *rest = date_arguments(parameters) or [""]
+    if not rest or args.get(first) is None or args.get(first) != args.get(rest[0]):
+        return args
+    try:
+        after = date.fromisoformat(str(args[first])) + timedelta(days=1)
+    except ValueError:
+        return args
+    return {**args, rest[0]: after.isoformat()}
+
+
+def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
+    """Whether a text argument says nothing of its own.
+
+    Each of its words is a function word, a word of the tool's own name ("note" for a note
+    tool) or a word of another argument's value ("Distex" as the note about client Distex):
+    the message did not give it.
+    """
+    if not isinstance(value, str):
+        return False
+    others = " ".join(str(v) for k, v in args.items() if k != arg and isinstance(v, str))
+    own = FUNCTION_WORDS | set(tool.split("_")) | {bare(w) for w in others.split()}
+    return all(bare(w) in own for w in value.split())
+
+
+def bare(word: str) -> str:
+    """A word as compared: folded, without edge punctuation or a possessive ("Acme's")."""
+    return re.sub(r"['’]s$", "", word.strip(EDGE).casefold())
+
+
+def spans(text: str) -> list[str]:
+    """The message itself and its runs of words (edge punctuation cut), longest first.
+
+    A run never crosses a cut-out part (`_blank`).
+    """
+    parts = [part.split() for part in text.split(_CUT)]
+    found = (
+        [text.strip(EDGE)] if _CUT not in text and len(text.split()) <= 2 * MAX_SPAN_WORDS else []
+    )
+    for size in range(MAX_SPAN_WORDS, 0, -1):
+        for words in parts:
+            for start in range(len(words) - size + 1):
+                span = re.sub(r"['’]s$", "", " ".join(words[start : start + size]).strip(EDGE))
+                if span and not all(bare(w) in FUNCTION_WORDS for w in span.split()):
+                    found.append(span)
+    return list(dict.fromkeys(found))
+
+
+def _texts(
+    arg: str,
+    about: str,
+    required: bool,
+    turn: Turn,
+    mentions: Mapping[str, Sequence[str]],
+    now: dict[str, list[Plain]],
+    before: dict[str, list[Plain]],
+) -> list[str]:
+    """A string argument's values: a record of its kind, a name, or any span of the message."""
+    results = [v for v in now.get(arg, []) if isinstance(v, str)]
+    earlier = _strings(before.get(arg))
+    if arg in mentions:
+        # A record of this kind the message names, else the one the previous exchange had.
+        own = [n for n in mentions[arg] if _said(n, turn.ask)]
+        return own or results or earlier
+    described = _described(about, mentions)
+    named = [n for kind in described for n in mentions[kind]]
+    if required:
+        return named or [*results, *(s for s in spans(turn.ask) if not _NUMBER.fullmatch(s))]
+    if described:
+        return named or results or earlier
+    return results or _names(turn.ask, mentions) or earlier
+
+
+def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
+    """The kinds of record an argument's description says it names ("the client's name")."""
+    text = about.casefold()
+    return [k for k in mentions if "name" in text and k.replace("_", " ") in text]
+
+
+def _names(text: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
+    """Spans that read as names (a capitalized word not opening the message) or identifiers.
+
+    The times the message says and the records it names are not names.
+    """
+    taken = [n.casefold() for names in mentions.values() for n in names]
+    quiet = _blank(text, time_words(text))
+    first = text.lstrip(EDGE).split(" ", 1)[0]
+    return [
+        span
+        for span in spans(quiet)
+        if (span[:1].isupper() or _CODE.search(span))
+        and not (span.split()[0] == first and text.lstrip(EDGE).startswith(first))
+        and not any(span.casefold() in t or t in span.casefold() for t in taken)
+    ]
+
+
+def _numbers(turn: Turn, mentions: Mapping[str, Sequence[str]]) -> list[Plain]:
+    """Numbers the message says, outside its times and the words earlier calls took."""
+    text = _blank(turn.ask, time_words(turn.ask))
+    for call in turn.now.calls:
+        for value in call.args.values():
+            if isinstance(value, str) and value:
+                text = text.replace(value, f" {_CUT} ")
+    return [float(n) if "." in n else int(n) for n in _NUMBER.findall(text)]
+
+
+def _dates(arg: str, values: dict[str, list[Plain]]) -> list[str]:
+    """ISO dates under the argument's own name, else any the values hold."""
+    own = [v for v in values.get(arg, []) if isinstance(v, str) and _ISO_DATE.fullmatch(v)]
+    every = [
+        v for vs in values.values() for v in vs if isinstance(v, str) and _ISO_DATE.fullmatch(v)
+    ]
+    return own or list(dict.fromkeys(every))
+
+
+def _numbers_of(values: list[Plain] | None) -> list[Plain]:
+    return [v for v in values or [] if not isinstance(v, str)]
+
+
+def _strings(values: list[Plain] | None) -> list[str]:
+    return [v for v in values or [] if isinstance(v, str)]
+
+
+def _in_range(number: Plain, options: list[dict[str, Any]], kinds: set[str]) -> bool:
+    if isinstance(number, str) or (kinds == {"integer"} and not float(number).is_integer()):
+        return False
+    return any(
+        a.get("minimum", float("-inf")) <= number <= a.get("maximum", float("inf"))
+        and a.get("exclusiveMinimum", float("-inf"))
+        < number
+        < a.get("exclusiveMaximum", float("inf"))
+        for a in options
+    )
+
+
+def _fits(text: str, options: list[dict[str, Any]]) -> bool:
+    """Whether a string meets an alternative's length bounds."""
+    return any(a.get("minLength", 0) <= len(text) <= a.get("maxLength", len(text)) for a in options)
+
+
+def _said(value: str, text: str) -> bool:
+    words = value.casefold().replace("_", " ")
+    return bool(words) and re.search(rf"\b{re.escape(words)}\b", text.casefold()) is not None
+
+
+def _blank(text: str, where: list[tuple[int, int]]) -> str:
+    """`text` with the parts at `where` cut out (runs of words do not cross a cut)."""
+    for start, end in sorted(where, reverse=True):
+        text = f"{text[:start]} {_CUT} {text[end:]}"
+    return text

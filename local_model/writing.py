@@ -1,0 +1,139 @@
+"""Writing one tool call under a grammar of the values the turn offers.
+
+A short prompt, the grammar, and the checks that turn a call the message did not really
+give into a question.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from local_model.conversation import Turn
+from local_model.grammar import call_grammar, inline_refs, read_call, tool_call
+from local_model.replies import ask_for
+from local_model.values import as_span, fill, weak
+
+ARGS_MAX_TOKENS = 160
+RESULT_CHARS = 1200
+_RULE = (
+    "Write the call for the person's message: copy names, dates and numbers from it; "
+    "leave out optional arguments it does not give."
+)
+_EXAMPLE = (
+    {
+        "role": "user",
+        "content": "Tool: add_todo: Add a to-do to a team's list.\nArguments:\n"
+        "- team: team name, e.g. Sales\n- title: the work to do, e.g. Call the printer\n"
+        "- owner (optional): who does it\n"
+        "Message: add a to-do for Sales to book the venue for the spring party",
+    },
+    {
+        "role": "assistant",
+        "content": '{"tool": "add_todo", "args": {"team": "Sales", '
+        '"title": "book the venue for the spring party"}}',
+    },
+)
+"""One worked call of a made-up tool: the format, and a title copied whole."""
+
+Complete = Callable[[str, Any, int], str]
+"""Runs the model on a prompt under a grammar, up to a number of tokens."""
+
+
+def write_call(
+    tool: dict[str, Any],
+    turn: Turn,
+    mentions: Mapping[str, Sequence[str]],
+    summary: str,
+    complete: Complete,
+) -> tuple[dict[str, Any] | None, str]:
+    """The call of `tool` for `turn`, or None and the question to ask instead."""
+    function = tool["function"]
+    name, parameters = str(function["name"]), dict(function.get("parameters") or {})
+    if not (parameters.get("properties") or {}):
+        return tool_call(name, {}), ""
+    offered = fill(parameters, turn, mentions)
+    if offered.missing:
+        return None, ask_for(offered.missing, summary)
+    if not offered.choices:
+        return tool_call(name, {}), ""
+    text = complete(
+        _prompt(function, turn),
+        call_grammar(name, parameters, offered.choices, offered.said),
+        ARGS_MAX_TOKENS,
+    )
+    call = read_call(text, name)
+    if call is None:
+        return None, "I couldn't work out the details of that. Could you say it another way?"
+    required = set(inline_refs(parameters).get("required") or [])
+    args = as_span(_without_repeats(call["args"], required), parameters)
+    texts = [a for a in required if a not in mentions and isinstance(args.get(a), str)]
+    unsaid = [a for a in texts if a in offered.choices and weak(args[a], a, args, name)]
+    if unsaid:
+        return None, ask_for(unsaid, summary)
+    return {**call, "args": args}, ""
+
+
+def _without_repeats(args: dict[str, Any], required: set[str]) -> dict[str, Any]:
+    """Drop an optional text argument whose value is part of another's.
+
+    One value fills one argument: the model copies a name it has just written into every
+    argument that takes one.
+    """
+    claimed: list[str] = []
+    kept = {}
+    for name in sorted(args, key=lambda n: n not in required):
+        value = args[name]
+        text = value.casefold() if isinstance(value, str) else None
+        if text is not None and name not in required and any(text in c for c in claimed):
+            continue
+        if text is not None:
+            claimed.append(text)
+        kept[name] = value
+    return {name: kept[name] for name in args if name in kept}
+
+
+def _prompt(function: dict[str, Any], turn: Turn) -> str:
+    """The tool's manual, the message and this turn's results, after the worked example."""
+    schema = inline_refs(dict(function.get("parameters") or {}))
+    required = set(schema.get("required") or [])
+    summary = str(function.get("description") or "").strip().split("\n", 1)[0]
+    lines = [f"Tool: {function['name']}: {summary}", "Arguments:"]
+    for arg, prop in (schema.get("properties") or {}).items():
+        about = str(prop.get("description") or "") if isinstance(prop, dict) else ""
+        lines.append(
+            f"- {arg}{'' if arg in required else ' (optional)'}" + (f": {about}" if about else "")
+        )
+    lines.append(f"Message: {turn.ask}")
+    lines += [f"Tool result ({r.name}): {_result_text(r.content)}" for r in turn.now.results]
+    chat = [
+        {"role": "system", "content": _RULE},
+        *_EXAMPLE,
+        {"role": "user", "content": "\n".join(lines)},
+    ]
+    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in chat)
+    return f"{turns}<|im_start|>assistant\n"
+
+
+def _result_text(content: str) -> str:
+    """A result as `key: value` text, cut to size: the model copies from lines, not JSON."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        data = None
+    text = _lines(data) if isinstance(data, dict | list) else content
+    return text if len(text) <= RESULT_CHARS else text[:RESULT_CHARS] + " …"
+
+
+def _lines(node: Any, indent: str = "") -> str:
+    out = []
+    items = node.items() if isinstance(node, dict) else ((None, item) for item in node)
+    for key, value in items:
+        label = f"{indent}{key}:" if key is not None else f"{indent}-"
+        if isinstance(value, dict | list) and value:
+            out.append(f"{label}\n{_lines(value, indent + '  ')}")
+        else:
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            out.append(f"{label} {shown}")
+    return "\n".join(out)

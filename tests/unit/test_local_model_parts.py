@@ -1,0 +1,283 @@
+"""The embedded model's parts without the model: what a message says, what a call may take,
+how a step is chosen and what is said instead of prose."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from local_model.conversation import ASKED, Call, Exchange, Result, Turn, read_turn
+from local_model.decide import Decider, asks_to_know
+from local_model.intent import SMALL_TALK
+from local_model.replies import ask_for, shown, small_talk, which_of
+from local_model.time_words import says_when, time_words
+from local_model.values import as_span, fill, spans, weak
+from tools.registry import default_registry
+
+SCHEMAS = {s["function"]["name"]: s for s in default_registry().openai_schemas()}
+KINDS = {"client": [], "brand": [], "room_type": []}
+
+
+def parameters(name: str) -> dict[str, Any]:
+    return SCHEMAS[name]["function"]["parameters"]
+
+
+def turn(ask: str, calls: Sequence[Call] = (), results: Sequence[Result] = ()) -> Turn:
+    return Turn(Exchange(ask, tuple(calls), tuple(results)), None)
+
+
+def said(text: str) -> list[str]:
+    return [text[a:b] for a, b in time_words(text)]
+
+
+# --- what a message says ---------------------------------------------------------------
+
+
+def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> None:
+    assert said("book a room for Dana Levi next weekend") == ["next weekend"]
+    assert said("any Queen rooms free December 10 to 12?") == ["December 10 to 12"]
+    assert said("on 15 December for two nights") == ["15 December"]
+    assert said("and from the 8th to the 10th?") == ["the 8th to the 10th"]
+    assert said("date of new year's eve") == ["new year's eve"]
+    assert says_when("one night in Hanukkah")
+    # "may" and "march" are words before they are months.
+    assert not says_when("what may I do") and not says_when("march on")
+    assert says_when("due in March") and not says_when("Remember that Thorinox prefers email")
+
+
+def test_questions_that_ask_to_know_are_told_from_requests_put_as_questions() -> None:
+    assert asks_to_know("is there a room for 2 on December 18?")
+    assert asks_to_know("tell me about the client Distex")
+    assert not asks_to_know("can you book the Queen for Dana Levi?")
+    assert not asks_to_know("note that Distex wants weekly status reports")
+
+
+# --- what a call may take --------------------------------------------------------------
+
+
+def test_a_record_argument_takes_only_a_record_the_message_names() -> None:
+    offered = fill(parameters("list_tasks"), turn("what is Omar Haddad working on?"), KINDS)
+    assert "client" not in offered.choices  # no client named: not the person's name
+    assert "Omar Haddad" in offered.choices["assignee"] and "assignee" in offered.said
+    mentioned = {**KINDS, "client": ["Distex"]}
+    offered = fill(parameters("list_tasks"), turn("show blocked tasks for Distex"), mentioned)
+    assert offered.choices["client"] == ["Distex"] and offered.choices["status"] == ["blocked"]
+
+
+def test_a_follow_up_keeps_the_previous_record_and_a_missing_one_is_asked_for() -> None:
+    before = Exchange("list Distex's tasks", (Call("list_tasks", {"client": "Distex"}),), ())
+    follow = Turn(Exchange("only the blocked ones", (), ()), before)
+    assert fill(parameters("list_tasks"), follow, KINDS).choices["client"] == ["Distex"]
+    offered = fill(parameters("create_booking"), turn("book a room for Dana Levi"), KINDS)
+    assert {"room_type", "check_in", "check_out"} <= set(offered.missing)
+
+
+def test_dates_come_from_results_and_numbers_not_from_times_or_read_phrases() -> None:
+    stay = {"hint": "Dec 20-22", "check_in": "2026-12-20", "check_out": "2026-12-22", "nights": 2}
+    now = turn(
+        "bok a Double Queen for Ana Novak Dec 20-22",
+        [Call("resolve_date_hint", {"hint": "Dec 20-22"})],
+        [Result("resolve_date_hint", json.dumps(stay), False)],
+    )
+    offered = fill(parameters("create_booking"), now, {**KINDS, "room_type": ["Double Queen"]})
+    assert offered.choices["check_in"] == ["2026-12-20"]
+    assert offered.choices["check_out"] == ["2026-12-22"]
+    assert "guests" not in offered.choices  # 20 and 22 are days, not people
+    assert offered.choices["room_type"] == ["Double Queen"]
+
+
+def test_a_text_argument_about_times_takes_the_times_and_no_number_alone() -> None:
+    offered = fill(
+        parameters("resolve_date_hint"), turn("is a King Suite free on Christmas?"), KINDS
+    )
+    assert offered.choices["hint"] == ["Christmas"]
+    offered = fill(parameters("search_kb"), turn("search 2026 budgets"), KINDS)
+    assert "2026" not in offered.choices["query"] and "budgets" in offered.choices["query"]
+
+
+def test_a_value_the_message_did_not_give_is_weak_and_one_day_is_a_night() -> None:
+    args = {"client": "Distex", "note": "Distex"}
+    assert weak("Distex", "note", args, "remember_client_note")
+    assert weak("note", "note", {"note": "note"}, "forget_client_note")
+    assert weak("the Thorinox note", "note", {"client": "Thorinox"}, "forget_client_note")
+    assert not weak("wants weekly status reports", "note", args, "remember_client_note")
+    span = as_span(
+        {"check_in": "2026-12-25", "check_out": "2026-12-25"}, parameters("get_availability")
+    )
+    assert span == {"check_in": "2026-12-25", "check_out": "2026-12-26"}
+    assert "Linus Park" in spans("Linus Park's tasks please")
+
+
+# --- how a step is chosen --------------------------------------------------------------
+
+
+class StubIntents:
+    """Ranks every class by a fixed score (unlisted classes: 0)."""
+
+    def __init__(self, scores: Mapping[str, float]) -> None:
+        self.scores = dict(scores)
+        self.asked: list[str] = []
+
+    def rank(self, text: str, classes: Mapping[str, Sequence[str]]) -> list[tuple[str, float]]:
+        self.asked.append(text)
+        found = [(name, self.scores.get(name, 0.0)) for name in classes]
+        return sorted(found, key=lambda item: -item[1])
+
+
+@dataclass(frozen=True)
+class Hints:
+    examples: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    changing: frozenset[str] = frozenset({"create_booking", "remember_client_note", "create_task"})
+    readers: frozenset[str] = frozenset({"resolve_date_hint"})
+    abilities: Sequence[str] = ("Look up a client by name",)
+    mentions: Mapping[str, Sequence[str]] = field(default_factory=lambda: dict(KINDS))
+
+
+TOOLS = [
+    SCHEMAS[n]
+    for n in (
+        "lookup_client",
+        "remember_client_note",
+        "get_availability",
+        "resolve_date_hint",
+        "create_booking",
+        "list_tasks",
+    )
+]
+
+
+def step(scores: Mapping[str, float], ask: str, hints: Hints = Hints(), **kw: Any):  # type: ignore[no-untyped-def]
+    return Decider(StubIntents(scores)).step(kw.get("turn") or turn(ask), TOOLS, None, hints)
+
+
+def test_small_talk_gets_a_set_answer_and_what_can_you_do_the_abilities() -> None:
+    assert step({"thanks": 0.9}, "thanks!").reply == small_talk("thanks", ())
+    listed = step({"abilities": 0.9}, "what can you do?").reply
+    assert "Look up a client by name" in listed and "help you with" in listed
+
+
+def test_close_tools_or_an_unsure_change_are_asked_about() -> None:
+    close = step({"lookup_client": 0.41, "remember_client_note": 0.39}, "Distex wants Fridays")
+    assert close.tool is None and close.reply.startswith("Do you want me to look up a client")
+    assert close.asked == ("lookup_client", "remember_client_note")
+    unsure = step(
+        {"remember_client_note": 0.45, "lookup_client": 0.3, "thanks": 0.25}, "Distex and Fridays"
+    )
+    assert unsure.tool is None and "remember a durable fact" in unsure.reply
+
+
+def test_a_question_that_asks_to_know_never_reaches_a_change() -> None:
+    chosen = step(
+        {"remember_client_note": 0.8, "lookup_client": 0.1}, "tell me about the client Distex"
+    )
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "lookup_client"
+
+
+def test_missing_dates_are_read_first_or_asked_for() -> None:
+    read = step({"get_availability": 0.9}, "any rooms next weekend?")
+    assert read.tool is not None and read.tool["function"]["name"] == "resolve_date_hint"
+    asked = step({"get_availability": 0.9}, "any rooms free?")
+    assert asked.tool is None and "check in and check out" in asked.reply
+    assert asked.asked == ("get_availability",)
+
+
+def test_after_the_dates_are_read_the_tool_that_needed_them_is_called() -> None:
+    stay = {"check_in": "2026-12-04", "check_out": "2026-12-06", "nights": 2}
+    read = turn(
+        "any rooms next weekend?",
+        [Call("resolve_date_hint", {"hint": "next weekend"})],
+        [Result("resolve_date_hint", json.dumps(stay), False)],
+    )
+    chosen = step({"get_availability": 0.9}, "", turn=read)
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "get_availability"
+    failed = turn(
+        "any rooms next blah?",
+        [Call("resolve_date_hint", {"hint": "next blah"})],
+        [Result("resolve_date_hint", "error: could not understand", True)],
+    )
+    assert "check in and check out" in step({"get_availability": 0.9}, "", turn=failed).reply
+
+
+def test_a_change_that_went_through_is_shown_as_done() -> None:
+    booked = turn(
+        "yes",
+        [Call("create_booking", {"guest_name": "Dana Levi"})],
+        [
+            Result(
+                "create_booking",
+                json.dumps({"status": "confirmed", "guest_name": "Dana Levi"}),
+                False,
+            )
+        ],
+    )
+    chosen = step({"create_booking": 0.9}, "", turn=booked)
+    assert chosen.tool is None and chosen.reply.startswith("Here is what create_booking did:")
+
+
+def test_a_follow_up_is_read_with_the_ask_before_it() -> None:
+    intents = StubIntents({"list_tasks": 0.9})
+    before = Exchange("what's still open for Thorinox?", (Call("list_tasks", {}),), ())
+    Decider(intents).step(Turn(Exchange("and for Distex?", (), ()), before), TOOLS, None, Hints())
+    assert intents.asked == ["and for Distex?", "what's still open for Thorinox? and for Distex?"]
+
+
+# --- reading the conversation and what is said ----------------------------------------
+
+
+def test_the_conversation_splits_into_this_exchange_and_the_one_before() -> None:
+    call = {"name": "list_tasks", "args": {"client": "Distex"}, "id": "c1", "type": "tool_call"}
+    messages = [
+        HumanMessage("list Distex's tasks"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage('{"tasks": [{"title": "Map"}]}', tool_call_id="c1", name="list_tasks"),
+        AIMessage("Which dates?", response_metadata={ASKED: ["get_availability"]}),
+        HumanMessage("only the blocked ones"),
+    ]
+    read = read_turn(messages)
+    assert read.ask == "only the blocked ones" and read.now.calls == ()
+    assert read.before is not None and read.before.asked == ("get_availability",)
+    assert read.before.values() == {"client": ["Distex"], "title": ["Map"]}
+
+
+def test_results_read_a_record_per_line_and_questions_name_the_options() -> None:
+    found = Result(
+        "resolve_brand",
+        json.dumps(
+            {
+                "status": "ambiguous",
+                "candidates": [
+                    {"id": 1, "name": "Garlic Press", "client": "Thorinox"},
+                    {"id": 2, "name": "Garlic Press", "client": "Distex"},
+                ],
+            }
+        ),
+        False,
+    )
+    text = shown(found)
+    assert "- name: Garlic Press, client: Thorinox" in text and text.endswith(
+        "Which one do you mean?"
+    )
+    assert "2026-12-05 (Saturday, December 5)" in shown(
+        Result("x", '{"start": "2026-12-05"}', False)
+    )
+    refused = Result(
+        "create_task", "Not executed: U0GRACE rejected this change. Do not retry.", True
+    )
+    assert shown(refused) == "I did not create the task: U0GRACE rejected this change."
+    assert which_of(["Look up a client by name (typos are fine)", "Remember a fact"]) == (
+        "Do you want me to look up a client by name, or remember a fact?"
+    )
+    assert (
+        ask_for(["check_in", "check_out"], "")
+        == "I need the check in and check out: which do you mean?"
+    )
+
+
+@pytest.mark.parametrize("kind", sorted(SMALL_TALK))
+def test_every_kind_of_small_talk_has_an_answer(kind: str) -> None:
+    assert small_talk(kind, ("a line",)).strip()
