@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +14,9 @@ from core.settings import LangfuseSection, Settings
 from graph.runner import Runner, TurnRequest
 from tests.support.otlp_receiver import OtlpReceiver, tracing_to
 
+EXPORT_WAIT_S = 60
+"""How long the stalled exporter waits for an answer: far longer than any turn."""
+
 
 async def test_langfuse_down_leaves_the_agent_unaffected(
     make_settings: Callable[..., Settings], write_script
@@ -23,11 +26,8 @@ async def test_langfuse_down_leaves_the_agent_unaffected(
     settings = make_settings(model=write_script([{"content": "Hello."}]))
     tracing = tracing_to(url)
     async with Runner.open(settings, tracing=tracing) as runner:
-        started = time.perf_counter()
         result = await runner.run_turn(TurnRequest("t-down", "U1", "hi"))
-        elapsed = time.perf_counter() - started
     assert result.status == "completed" and result.text == "Hello."
-    assert elapsed < 2.0
 
 
 def test_without_keys_tracing_is_off() -> None:
@@ -44,15 +44,13 @@ async def test_a_stalled_langfuse_never_blocks_the_agent(
         url = f"http://127.0.0.1:{stalled.getsockname()[1]}"
         replies = [{"content": f"Reply {n}."} for n in range(5)]
         settings = make_settings(model=write_script(replies))
-        tracing = tracing_to(url, timeout=1)
-        slowest = 0.0
+        # Each export waits up to a minute; a turn that waited for one would outlast the guard.
+        tracing = tracing_to(url, timeout=EXPORT_WAIT_S)
         async with Runner.open(settings, tracing=tracing) as runner:
             for n in range(5):
-                started = time.perf_counter()
-                result = await runner.run_turn(TurnRequest(f"t-stall-{n}", "U1", "hi"))
-                slowest = max(slowest, time.perf_counter() - started)
+                turn = runner.run_turn(TurnRequest(f"t-stall-{n}", "U1", "hi"))
+                result = await asyncio.wait_for(turn, timeout=EXPORT_WAIT_S / 3)
                 assert result.status == "completed" and result.text == f"Reply {n}."
-    assert slowest < 2.0
 
 
 async def test_a_failing_tracer_leaves_the_run_unaffected(
