@@ -29,7 +29,7 @@ from core.db.migrate import upgrade
 from core.db.models import Brand, Client, KbDocument
 from core.db.search import search
 from core.settings import Settings
-from tools.agency.names import resolve
+from tools.names import resolve
 
 DOCUMENTS = 10_000
 CLIENTS = 1_000

@@ -13,9 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import utcnow
 from core.db.models import Client, ClientMemoryNote
-from tools.agency.mutations import Args, require
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
+from tools.records import Args, require
 
 MIN_CONFIDENCE = 0.7
 """Below this a note is likely volatile or speculative, and memory keeps only durable facts."""

@@ -60,7 +60,7 @@ async def test_run_once_applies_a_mutation_once(workspace, tool_ctx) -> None:
 
 
 async def test_name_resolution_tolerates_typos_and_nul_bytes(workspace) -> None:
-    from tools.agency.names import resolve
+    from tools.names import resolve
 
     async with workspace.session() as session:
         for query in ("Thorinix", "THORINOX", " thorinox ", "thori\x00nox"):
@@ -75,7 +75,7 @@ async def test_name_resolution_tolerates_typos_and_nul_bytes(workspace) -> None:
 
 async def test_fuzzy_lookup_sees_a_brand_added_after_it_was_cached(workspace) -> None:
     from core.db.base import name_key
-    from tools.agency.names import resolve
+    from tools.names import resolve
 
     async with workspace.session() as session:
         assert (await resolve(session, Brand, "zesty grator")).status == "not_found"

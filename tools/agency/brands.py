@@ -11,18 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import name_key
 from core.db.models import Brand, Client
-from tools.agency.mutations import (
-    ADMIN,
-    MAPPING,
-    Args,
-    Name,
-    as_key,
-    brand_dict,
-    marketplace_label,
-    require,
-)
+from tools.agency.mutations import ADMIN, MAPPING, Name, as_key, brand_dict, marketplace_label
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
+from tools.records import Args, require
 
 
 class MappingArgs(Args):

@@ -1,6 +1,6 @@
 """The agency pack's lookups: clients, brands and a brand's destination (its context).
 
-Names are resolved tolerantly (`tools.agency.names`); a name that matches nothing comes
+Names are resolved tolerantly (`tools.names`); a name that matches nothing comes
 back as data with suggestions, so the model can ask instead of failing.
 """
 
@@ -13,8 +13,8 @@ from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.models import Assignment, Brand, Client, TeamMember
-from tools.agency.names import Resolution, not_blank, resolve
 from tools.declaration import ToolContext, declare
+from tools.names import Resolution, not_blank, resolve
 
 MAX_BRANDS = 100
 MAPPING_FIELDS = ("destination_space", "destination_list")

@@ -15,7 +15,7 @@ from core.db.engine import Database
 from core.db.models import Brand, Client, ClientMemoryNote
 from core.db.search import search
 from core.state import Source
-from tools.agency import names
+from tools import names
 
 KB_HITS = 3
 MEMORY_NOTES = 5

@@ -1,4 +1,4 @@
-"""The agency pack's changes to tasks and assignments, and the argument types all changes share.
+"""The agency pack's changes to tasks and assignments, and the argument types its changes share.
 
 Every change goes through `run_once`; checks that depend on current state run inside it, so a
 replayed approval returns the first result instead of failing on its own effect.
@@ -8,72 +8,25 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, Field, field_validator
-from sqlalchemy import ColumnElement, select
+from pydantic import AfterValidator, Field, field_validator
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.models import Assignment, Brand, Client, Task, TeamMember
 from tools.agency.drafts import build_draft, normalize_product_ids
-from tools.agency.names import not_blank, resolve
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
+from tools.names import not_blank
+from tools.records import Args, require
 
 ADMIN = ("admin",)
 STAFF = ("member", "admin")
 MAPPING = ("marketplace", "destination_space", "destination_list")
-M = TypeVar("M", Client, Brand, TeamMember)
 
 
 Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(not_blank)]
-
-
-class Args(BaseModel):
-    """Base of the pack's arguments: PostgreSQL cannot store NUL characters in text."""
-
-    @field_validator("*")
-    @classmethod
-    def _no_nul(cls, value: Any) -> Any:
-        texts = value if isinstance(value, list) else [value]
-        if any(isinstance(text, str) and "\x00" in text for text in texts):
-            raise ValueError("must not contain NUL characters")
-        return value
-
-
-async def require(
-    session: AsyncSession,
-    model: type[M],
-    query: str,
-    *,
-    label: str,
-    where: ColumnElement[bool] | None = None,
-) -> M:
-    """Return the one row `query` names (optionally among `where`), found forgivingly.
-
-    Raises:
-        ValueError: Naming the candidates, so the model can ask, when the name is ambiguous
-            or matches nothing.
-    """
-    found = await resolve(session, model, query, where=where)
-    if found.status == "found" and found.match is not None:
-        return await session.get_one(model, found.match.id)
-    if found.status == "ambiguous":
-        rows = [await session.get_one(model, c.id) for c in found.candidates]
-        names = [await _describe(session, row) for row in rows]
-        raise ValueError(f"{label} {query!r} is ambiguous: {'; '.join(names)}. Ask which one.")
-    if found.candidates:
-        names = [c.name for c in found.candidates]
-        raise ValueError(f"no {label} matches {query!r}; did you mean: {', '.join(names)}?")
-    statement = select(model.name).order_by(model.name).limit(20)
-    known = (await session.scalars(statement if where is None else statement.where(where))).all()
-    raise ValueError(f"no {label} matches {query!r}; known: {', '.join(known) or 'none'}")
-
-
-async def _describe(session: AsyncSession, row: Client | Brand | TeamMember) -> str:
-    if isinstance(row, Brand):
-        return f"{row.name} (client {(await session.get_one(Client, row.client_id)).name})"
-    return f"{row.name} ({row.email})" if isinstance(row, TeamMember) else row.name
 
 
 def brand_dict(brand: Brand, client: str) -> dict[str, Any]:

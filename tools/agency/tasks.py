@@ -15,8 +15,8 @@ from tools.agency.lookup import (
     find_client,
     unresolved,
 )
-from tools.agency.names import resolve
 from tools.declaration import ToolContext, declare
+from tools.names import resolve
 
 
 class ListTasksArgs(BaseModel):
