@@ -5,8 +5,7 @@ what each tool declares: its name, its description's first paragraph and the exa
 of its declaration. The query is the person's message plus a word for each kind of source
 gather found (a mentioned client or brand). Tools the turn
 already needs stay whatever their rank. The model still decides: this only narrows what it
-is offered, so a small model is not asked to read dozens of schemas and a large registry
-does not cost every call its whole schema list.
+is offered, so a large registry does not cost every call its whole schema list.
 """
 
 from __future__ import annotations
@@ -60,13 +59,6 @@ class ToolRanker:
         if not self._tools or all(w in _GENERIC_QUESTION_WORDS for w in known):
             return [(tool.name, 0.0) for tool in self._tools]
         scores = [float(score) for score in self._bm25.get_scores(known)]
-        if _asks_for_information(query):
-            # "what discount can we offer?" asks to read; a change it did not ask for
-            # ranks behind every read that matches as well.
-            scores = [
-                score * _QUESTION_CHANGE_WEIGHT if tool.mutating else score
-                for tool, score in zip(self._tools, scores, strict=True)
-            ]
         order = sorted(range(len(self._tools)), key=lambda i: -scores[i])
         return [(self._tools[i].name, scores[i]) for i in order]
 
@@ -129,15 +121,6 @@ def _words(text: str) -> list[str]:
     return out
 
 
-def _asks_for_information(message: str) -> bool:
-    """A question that opens with a question word ("what ...?", "which ...?", "when ...?")."""
-    words = re.findall(r"\w+", message.casefold())
-    return bool(words) and words[0] in _QUESTION_OPENERS and "?" in message
-
-
-_QUESTION_OPENERS = frozenset({"what", "which", "when", "where", "who", "whose", "how", "why"})
-_QUESTION_CHANGE_WEIGHT = 0.5
-"""How much of its score a tool that changes data keeps for an information question."""
 _ALWAYS_KEPT_WORDS = frozenset({"when", "who", "which", "what", "where"})
 """Question words the workspace search drops, but which tell tools apart (when → dates)."""
 _GENERIC_QUESTION_WORDS = frozenset({"what", "which"})

@@ -21,14 +21,6 @@ def test_a_date_question_word_still_finds_the_calendar() -> None:
     assert offered("what's still open for Thorinox?")[0] == "list_tasks"
 
 
-def test_an_information_question_weighs_changes_at_half() -> None:
-    question = dict(RANKER.rank("what task can we add for the coupon?"))
-    request = dict(RANKER.rank("add a task for the coupon"))
-    assert question["create_task"] > 0
-    # The same words as a request keep the change's full score.
-    assert request["create_task"] == 2 * question["create_task"]
-
-
 def test_room_words_and_a_persons_work_find_their_lookups() -> None:
     assert offered("is a King Suite free on Christmas?")[0] == "get_availability"
     assert offered("what is Omar working on?")[0] == "list_tasks"
