@@ -1,1 +1,5 @@
-"""Checkpoint savers (memory, SQLite, Postgres) and their set-up."""
+"""Where a thread's steps are kept.
+
+The checkpoint savers (memory, SQLite, PostgreSQL), their set-up and pools, retention, and
+the lanes that run one turn per thread at a time.
+"""

@@ -1,1 +1,5 @@
-"""The agent graph: state, per-run context, limits, events, builder, routing and the runner."""
+"""The compiled agent graph and what drives it.
+
+The builder, the planner subgraph, routing, the runner every surface calls, turn results, and
+the graphs a LangGraph Server serves.
+"""

@@ -1,1 +1,5 @@
-"""Tools (skills) the agent can call: declarations, the registry and the packs."""
+"""The tools (skills) the agent can call.
+
+How a tool declares its contract, the registry, policy and proposals, name resolution,
+preselection, and the packs.
+"""
