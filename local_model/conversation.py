@@ -89,11 +89,11 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
     asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
     if not asks:
         return Turn(_exchange("", list(messages)), None)
-    now = _exchange(text_of(messages[asks[-1]]), list(messages[asks[-1] + 1 :]))
+    now = _exchange(str(messages[asks[-1]].text), list(messages[asks[-1] + 1 :]))
     if len(asks) < 2:
         return Turn(now, None)
     return Turn(
-        now, _exchange(text_of(messages[asks[-2]]), list(messages[asks[-2] + 1 : asks[-1]]))
+        now, _exchange(str(messages[asks[-2]].text), list(messages[asks[-2] + 1 : asks[-1]]))
     )
 
 
@@ -108,8 +108,16 @@ def _exchange(ask: str, messages: list[BaseMessage]) -> Exchange:
                 calls.append(Call(call["name"], dict(call.get("args") or {})))
         elif isinstance(message, ToolMessage):
             name = message.name or names.get(message.tool_call_id, "tool")
-            results.append(Result(name, text_of(message), message.status == "error"))
+            results.append(Result(name, str(message.text), message.status == "error"))
+            if _asks_which(results[-1]):
+                asked.append(name)  # "the Acme one" answers it
     return Exchange(ask, tuple(calls), tuple(results), tuple(asked))
+
+
+def _asks_which(result: Result) -> bool:
+    """Whether a result leaves a choice among candidates to the person."""
+    data = result.data()
+    return isinstance(data, dict) and data.get("status") == "ambiguous"
 
 
 def _collect(node: Any, found: dict[str, list[Plain]]) -> None:
@@ -126,8 +134,3 @@ def _add(found: dict[str, list[Plain]], key: str, value: Any) -> None:
         kept = found.setdefault(key, [])
         if value not in kept:
             kept.append(value)
-
-
-def text_of(message: BaseMessage) -> str:
-    """A message's text, whether its content is a string or content blocks."""
-    return message.text if isinstance(message.text, str) else str(message.content)

@@ -26,8 +26,6 @@ CLOSE = 0.05
 (chosen on the tuning asks)."""
 SURE_OF_CHANGE = 0.5
 """Below this probability a tool that changes data is asked about, not proposed."""
-FOLLOW_UP = 0.2
-"""Added to the previous exchange's tools for a follow-up ("and for Acme?")."""
 CONTEXT = 0.5
 """Weight of the previous ask and this one read together, against this one alone."""
 ANSWER = 1.0
@@ -194,17 +192,16 @@ class Decider:
         before = turn.before
         tools = dict(alone)
         if before is not None and before.ask:
-            # A follow-up ("and for Distex?") reads as the ask it follows.
+            # A follow-up ("and for Distex?") is read as the ask it follows, too.
             both = f"{before.ask} {turn.ask}"
             together = dict(self._intents.rank(_masked(both, hints.mentions), classes))
             tools = {n: (1 - CONTEXT) * p + CONTEXT * together[n] for n, p in alone.items()}
-        called = {call.name for call in before.calls} if before else set()
         asked = set(before.asked) if before else set()
         knowing = asks_to_know(turn.ask)
         for name in tools:
             if knowing and name in hints.changing:
                 tools[name] = 0.0
-            tools[name] += FOLLOW_UP * (name in called) + ANSWER * (name in asked)
+            tools[name] += ANSWER * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
         talk = {n: p for n, p in alone.items() if n not in by_name}
         weight = sum(tools[n] for n in by_name) or 1.0
@@ -228,7 +225,9 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
     named = [(name, kind) for kind, names in mentions.items() for name in names]
     for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
         word = kind.replace("_", " ")
-        text = re.sub(rf"\b{re.escape(name)}\b", word, text, flags=re.IGNORECASE)
+        # "Thorinox Pans" is a name of its own, not the client Thorinox.
+        pattern = rf"\b{re.escape(name)}\b(?!(?-i:\s+[A-Z]))"
+        text = re.sub(pattern, word, text, flags=re.IGNORECASE)
     return text
 
 

@@ -14,16 +14,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-_ANNOTATIONS = frozenset(
-    {"title", "description", "default", "examples", "$schema", "$id", "$comment", "deprecated"}
-)
-_STRUCTURE = frozenset(
-    {"type", "anyOf", "oneOf", "allOf", "const", "enum", "properties", "items", "prefixItems"}
-)
-_BOUNDS = frozenset({"maxLength", "maxItems", "maxProperties"})
-_MAX_BOUND = 64
-"""llama.cpp unrolls a bounded repeat into one rule per step, and a bound of thousands
-overflows its parser's stack; the tool checks the real bound."""
+from langchain_core.utils.json_schema import dereference_refs
 
 
 def call_grammar(
@@ -43,7 +34,7 @@ def call_grammar(
     """
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    schema = inline_refs(dict(parameters))
+    schema = dereference_refs(dict(parameters))
     markers = {
         f"@@{i}@@": [json.dumps(v, ensure_ascii=False) for v in values]
         for i, values in enumerate(choices.values())
@@ -96,46 +87,6 @@ def alternatives(prop: Any) -> list[dict[str, Any]]:
         return []
     options = prop.get("anyOf", [prop])
     return [a for a in options if isinstance(a, dict) and a.get("type") != "null"]
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema with local `$ref`s replaced by what they name (recursive ones: any value)."""
-    root = schema
-
-    def resolve(ref: str) -> Any:
-        node: Any = root
-        for part in ref.removeprefix("#/").split("/"):
-            if not isinstance(node, dict) or part not in node:
-                return {}
-            node = node[part]
-        return node
-
-    def visit(node: Any, seen: frozenset[str]) -> Any:
-        if isinstance(node, list):
-            return [visit(item, seen) for item in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            if not ref.startswith("#/") or ref in seen:
-                return {}
-            target = visit(resolve(ref), seen | {ref})
-            siblings = {k: v for k, v in node.items() if k != "$ref"}
-            return {**target, **visit(siblings, seen)} if isinstance(target, dict) else target
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key in ("$defs", "definitions"):
-                continue
-            if key == "properties" and isinstance(value, dict):
-                out[key] = {name: visit(prop, seen) for name, prop in value.items()}
-            elif key in ("const", "enum"):
-                out[key] = value
-            else:
-                out[key] = visit(value, seen)
-        return out
-
-    result = visit(root, frozenset())
-    return result if isinstance(result, dict) else {}
 
 
 def _literal(text: str) -> str:

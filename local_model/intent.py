@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import logging
 import math
+import os
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -81,16 +82,22 @@ class Embedder:
             except (OSError, ValueError, KeyError):
                 logger.warning("ignoring the unreadable vector cache %s", self._file, exc_info=True)
 
-    def embed(self, texts: Sequence[str], prompt: int) -> np.ndarray:
-        """Unit vectors of `texts` under `PROMPTS[prompt]`, one row each."""
+    def embed(self, texts: Sequence[str], prompt: int, *, keep: bool = False) -> np.ndarray:
+        """Unit vectors of `texts` under `PROMPTS[prompt]`, one row each.
+
+        `keep`: the texts are examples, kept (a message's vector is not: there is no end to them).
+        """
         rows = []
         for text in texts:
             name = hashlib.sha1(f"{prompt}:{text}".encode()).hexdigest()
-            if name not in self._vectors:
-                vector = np.asarray(self._llama.embed(PROMPTS[prompt].format(text)), np.float32)
-                self._vectors[name] = vector / (np.linalg.norm(vector) or 1.0)
-                self._unsaved += 1
-            rows.append(self._vectors[name])
+            vector = self._vectors.get(name)
+            if vector is None:
+                raw = np.asarray(self._llama.embed(PROMPTS[prompt].format(text)), np.float32)
+                vector = raw / (np.linalg.norm(raw) or 1.0)
+                if keep:
+                    self._vectors[name] = vector
+                    self._unsaved += 1
+            rows.append(vector)
         return np.vstack(rows)
 
     def save(self) -> None:
@@ -101,7 +108,10 @@ class Embedder:
             self._file.parent.mkdir(parents=True, exist_ok=True)
             names = list(self._vectors)
             vectors = np.vstack([self._vectors[name] for name in names])
-            np.savez(self._file, names=np.array(names), vectors=vectors)
+            # Written aside and renamed: another process may be reading it.
+            partial = self._file.with_suffix(f".{os.getpid()}.npz")
+            np.savez(partial, names=np.array(names), vectors=vectors)
+            partial.replace(self._file)
             self._unsaved = 0
         except OSError:
             logger.warning("cannot write the vector cache %s", self._file, exc_info=True)
@@ -110,7 +120,6 @@ class Embedder:
 @dataclass(frozen=True)
 class _Classifier:
     labels: tuple[str, ...]
-    examples: tuple[str, ...]
     owners: np.ndarray
     """The label index of each example."""
     centers: tuple[np.ndarray, ...]
@@ -147,7 +156,7 @@ class Intents:
         targets = np.eye(len(labels))[owners]
         centers, weights = [], []
         for prompt in range(len(PROMPTS)):
-            vectors = self._embedder.embed(examples, prompt)
+            vectors = self._embedder.embed(examples, prompt, keep=True)
             center = vectors.mean(axis=0)
             design = _with_bias(_unit(vectors - center))
             gram = design.T @ design + RIDGE * np.eye(design.shape[1])
@@ -157,16 +166,8 @@ class Intents:
         counts = Counter(t for example in examples for t in set(_terms(example)))
         vocabulary = {term: i for i, term in enumerate(counts)}
         idf = np.array([math.log((1 + len(examples)) / (1 + counts[t])) + 1 for t in vocabulary])
-        model = _Classifier(
-            labels,
-            examples,
-            owners,
-            tuple(centers),
-            tuple(weights),
-            vocabulary,
-            idf,
-            np.vstack([_tfidf(e, vocabulary, idf) for e in examples]),
-        )
+        documents = np.vstack([_tfidf(e, vocabulary, idf) for e in examples])
+        model = _Classifier(labels, owners, (*centers,), (*weights,), vocabulary, idf, documents)
         self._trained[key] = model
         return model
 

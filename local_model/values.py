@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from langchain_core.utils.json_schema import dereference_refs
+
 from local_model.conversation import Plain, Turn
-from local_model.grammar import alternatives, inline_refs
+from local_model.grammar import alternatives
 from local_model.time_words import says_when, time_words
 
 MAX_SPAN_WORDS = 8
@@ -27,6 +29,19 @@ _FUNCTION_WORDS = """a an the this that these those it its is are was be to of f
     how any some all about"""
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 """Words that name nothing on their own."""
+JOINING_WORDS = FUNCTION_WORDS - {
+    "i",
+    "he",
+    "she",
+    "you",
+    "we",
+    "they",
+    "one",
+    "any",
+    "some",
+    "all",
+}
+"""Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CUT = "\x00"
@@ -51,7 +66,7 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
     A text argument whose description's examples are times ("e.g. 'next weekend'") takes
     the times the message says.
     """
-    schema = inline_refs(dict(parameters))
+    schema = dereference_refs(dict(parameters))
     required = set(schema.get("required") or [])
     now = turn.now.values()
     before = turn.before.values() if turn.before else {}
@@ -74,7 +89,8 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
             about = str(prop.get("description") or "")
             times = [turn.ask[a:b] for a, b in time_words(turn.ask)] if says_when(about) else []
             texts = times or _texts(arg, about, arg in required, turn, mentions, now, before)
-            choices = [t for t in texts if _fits(t, options)]
+            least = _least_words(about)
+            choices = [t for t in texts if _fits(t, options) and len(t.split()) >= least]
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(_said(str(c), turn.ask) for c in choices):
@@ -86,7 +102,7 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
 
 def date_arguments(parameters: Mapping[str, Any], *, required_only: bool = False) -> list[str]:
     """The call's date arguments, in declared order (or only its required ones)."""
-    schema = inline_refs(dict(parameters))
+    schema = dereference_refs(dict(parameters))
     wanted = set(schema.get("required") or [])
     return [
         arg
@@ -106,6 +122,19 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
     except ValueError:
         return args
     return {**args, rest[0]: after.isoformat()}
+
+
+def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
+    """A text value as written on its own, capitalized.
+
+    Another argument's value after a joining word at its end goes ("refresh the images for
+    Acme" next to client Acme).
+    """
+    for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
+        found = re.search(rf"\s+(\w+)\s+{re.escape(other)}$", value, re.IGNORECASE)
+        if found and found.group(1).casefold() in JOINING_WORDS:
+            value = value[: found.start()]
+    return value[:1].upper() + value[1:] if " " in value else value
 
 
 def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
@@ -140,7 +169,8 @@ def spans(text: str) -> list[str]:
         for words in parts:
             for start in range(len(words) - size + 1):
                 span = re.sub(r"['’]s$", "", " ".join(words[start : start + size]).strip(EDGE))
-                if span and not all(bare(w) in FUNCTION_WORDS for w in span.split()):
+                ends = span.split()[:: max(1, len(span.split()) - 1)]
+                if span and not any(bare(w) in JOINING_WORDS for w in ends):
                     found.append(span)
     return list(dict.fromkeys(found))
 
@@ -167,7 +197,8 @@ def _texts(
         return named or [*results, *(s for s in spans(turn.ask) if not _NUMBER.fullmatch(s))]
     if described:
         return named or results or earlier
-    return results or _names(turn.ask, mentions) or earlier
+    codes = _CODE.match(_example(about)) is not None
+    return results or _names(turn.ask, mentions, codes=codes) or earlier
 
 
 def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
@@ -176,20 +207,21 @@ def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
     return [k for k in mentions if "name" in text and k.replace("_", " ") in text]
 
 
-def _names(text: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
-    """Spans that read as names (a capitalized word not opening the message) or identifiers.
+def _names(text: str, mentions: Mapping[str, Sequence[str]], *, codes: bool = False) -> list[str]:
+    """Spans that read as names: a capitalized word not opening the message.
 
-    The times the message says and the records it names are not names.
+    With `codes`, an identifier ("amazon_ca") is one too. The times the message says and the
+    records it names are not names.
     """
-    taken = [n.casefold() for names in mentions.values() for n in names]
-    quiet = _blank(text, time_words(text))
+    named = [n for names in mentions.values() for n in names]
+    records = [m.span() for n in named for m in re.finditer(re.escape(n), text, re.IGNORECASE)]
+    quiet = _blank(text, [*time_words(text), *records])
     first = text.lstrip(EDGE).split(" ", 1)[0]
     return [
         span
         for span in spans(quiet)
-        if (span[:1].isupper() or _CODE.search(span))
+        if (span[:1].isupper() or (codes and _CODE.match(span)))
         and not (span.split()[0] == first and text.lstrip(EDGE).startswith(first))
-        and not any(span.casefold() in t or t in span.casefold() for t in taken)
     ]
 
 
@@ -230,6 +262,21 @@ def _in_range(number: Plain, options: list[dict[str, Any]], kinds: set[str]) -> 
         < a.get("exclusiveMaximum", float("inf"))
         for a in options
     )
+
+
+def _least_words(about: str) -> int:
+    """Words a value needs: two for an argument whose example is a sentence, else one.
+
+    "e.g. Update the listing photos" is a sentence: a lone name or code is no such value.
+    """
+    return 2 if len(_example(about).split()) >= 3 else 1
+
+
+def _example(about: str) -> str:
+    """The first example an argument's description gives ("e.g. 'Garlic Press'")."""
+    given = about.partition("e.g.")[2].strip()
+    quoted = re.match(r"""(['"])(.+?)\1""", given)
+    return quoted.group(2) if quoted else re.split(r"[,(]", given)[0].strip()
 
 
 def _fits(text: str, options: list[dict[str, Any]]) -> bool:

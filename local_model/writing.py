@@ -6,17 +6,17 @@ give into a question.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from langchain_core.utils.json_schema import dereference_refs
+
 from local_model.conversation import Turn
-from local_model.grammar import call_grammar, inline_refs, read_call, tool_call
+from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.replies import ask_for
-from local_model.values import as_span, fill, weak
+from local_model.values import as_span, fill, tidied, weak
 
 ARGS_MAX_TOKENS = 160
-RESULT_CHARS = 1200
 _RULE = (
     "Write the call for the person's message: copy names, dates and numbers from it; "
     "leave out optional arguments it does not give."
@@ -66,9 +66,10 @@ def write_call(
     call = read_call(text, name)
     if call is None:
         return None, "I couldn't work out the details of that. Could you say it another way?"
-    required = set(inline_refs(parameters).get("required") or [])
+    required = set(dereference_refs(parameters).get("required") or [])
     args = as_span(_without_repeats(call["args"], required), parameters)
     texts = [a for a in required if a not in mentions and isinstance(args.get(a), str)]
+    args |= {a: tidied(args[a], a, args) for a in texts}
     unsaid = [a for a in texts if a in offered.choices and weak(args[a], a, args, name)]
     if unsaid:
         return None, ask_for(unsaid, summary)
@@ -96,7 +97,7 @@ def _without_repeats(args: dict[str, Any], required: set[str]) -> dict[str, Any]
 
 def _prompt(function: dict[str, Any], turn: Turn) -> str:
     """The tool's manual, the message and this turn's results, after the worked example."""
-    schema = inline_refs(dict(function.get("parameters") or {}))
+    schema = dereference_refs(dict(function.get("parameters") or {}))
     required = set(schema.get("required") or [])
     summary = str(function.get("description") or "").strip().split("\n", 1)[0]
     lines = [f"Tool: {function['name']}: {summary}", "Arguments:"]
@@ -106,7 +107,6 @@ def _prompt(function: dict[str, Any], turn: Turn) -> str:
             f"- {arg}{'' if arg in required else ' (optional)'}" + (f": {about}" if about else "")
         )
     lines.append(f"Message: {turn.ask}")
-    lines += [f"Tool result ({r.name}): {_result_text(r.content)}" for r in turn.now.results]
     chat = [
         {"role": "system", "content": _RULE},
         *_EXAMPLE,
@@ -114,26 +114,3 @@ def _prompt(function: dict[str, Any], turn: Turn) -> str:
     ]
     turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in chat)
     return f"{turns}<|im_start|>assistant\n"
-
-
-def _result_text(content: str) -> str:
-    """A result as `key: value` text, cut to size: the model copies from lines, not JSON."""
-    try:
-        data = json.loads(content)
-    except ValueError:
-        data = None
-    text = _lines(data) if isinstance(data, dict | list) else content
-    return text if len(text) <= RESULT_CHARS else text[:RESULT_CHARS] + " …"
-
-
-def _lines(node: Any, indent: str = "") -> str:
-    out = []
-    items = node.items() if isinstance(node, dict) else ((None, item) for item in node)
-    for key, value in items:
-        label = f"{indent}{key}:" if key is not None else f"{indent}-"
-        if isinstance(value, dict | list) and value:
-            out.append(f"{label}\n{_lines(value, indent + '  ')}")
-        else:
-            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            out.append(f"{label} {shown}")
-    return "\n".join(out)

@@ -169,6 +169,7 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
         "remove the saved note for Globex",
         "that note about Initech is wrong, archive it",
         "we no longer need the Hooli note about Mondays",
+        "forget that Acme wants calls on Mondays, it changed",
     ),
 )
 async def forget_client_note(args: ForgetClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
