@@ -17,7 +17,7 @@ from tests.support.cli import agentloop
 from tests.support.openai_stub import OpenAIStub, ToolCall, text, tools
 
 REFERENCES = {"agencyclaw", "orion", "hotel", "buildos", "goclaw"}
-README = Path(__file__).resolve().parents[2] / "README.md"
+EVALUATION_PAGE = Path(__file__).resolve().parents[2] / "docs" / "evaluation.md"
 
 # The coupon example, but expecting create_task to run without a confirmation.
 UNCONFIRMED = """
@@ -172,10 +172,10 @@ async def test_a_real_model_that_misses_an_expectation_fails(tmp_path: Path) -> 
     assert any("tools called [], expected ['get_availability']" in f for f in result.failures)
 
 
-async def test_the_readme_example_is_a_passing_scenario(tmp_path: Path) -> None:
-    section = README.read_text(encoding="utf-8").split("## Evaluation", 1)[1]
-    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    path = tmp_path / "readme-example.yaml"
+async def test_the_documented_example_is_a_passing_scenario(tmp_path: Path) -> None:
+    page = EVALUATION_PAGE.read_text(encoding="utf-8")
+    example = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "documented-example.yaml"
     path.write_text(example, encoding="utf-8")
     report = await evaluate([load_scenario(path)], Settings(_env_file=None))
     [result] = report.scenarios
