@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
@@ -11,8 +12,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from checkpoints.pool_check import RecentUseCheck
 from core.settings import Settings
 
-POOL_SIZE = 10
-"""Connections to PostgreSQL a process's checkpointer holds at most."""
+READS_KEPT = 2
+"""Connections of the checkpoint pool the saver leaves for the runner's reads of the tables."""
 
 
 class CheckpointerNotReadyError(RuntimeError):
@@ -36,14 +37,13 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
             await saver.setup()
             yield saver
     else:
-        async with _postgres_pool(settings) as pool:
+        async with open_postgres_pool(settings) as pool:
             from checkpoints.postgres_saver import PooledPostgresSaver
 
             await _require_tables(pool)
-            # Two connections stay for the runner's reads of the tables.
             yield PooledPostgresSaver(
                 pool,
-                concurrent=POOL_SIZE - 2,
+                concurrent=settings.checkpoint_pool_size - READS_KEPT,
                 step_writes=settings.checkpoint_retention == "all",
             )
 
@@ -56,13 +56,14 @@ async def setup_checkpointer(settings: Settings) -> str:
             return f"{kind} checkpointer ready"
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-    async with _postgres_pool(settings) as pool:
-        await AsyncPostgresSaver(pool).setup()  # type: ignore[arg-type]
+    async with open_postgres_pool(settings) as pool:
+        await AsyncPostgresSaver(pool).setup()
     return "postgres checkpointer tables migrated"
 
 
 @asynccontextmanager
-async def _postgres_pool(settings: Settings) -> AsyncIterator[object]:
+async def open_postgres_pool(settings: Settings) -> AsyncIterator[Any]:
+    """Yield the checkpoint pool: `checkpoint_pool_size` connections as the saver needs them."""
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
@@ -70,7 +71,7 @@ async def _postgres_pool(settings: Settings) -> AsyncIterator[object]:
     pool: AsyncConnectionPool = AsyncConnectionPool(
         conninfo=settings.postgres_url(),
         min_size=1,
-        max_size=POOL_SIZE,
+        max_size=settings.checkpoint_pool_size,
         open=False,
         kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0},
         # A connection the server dropped (a restart, a failover) is replaced when it is

@@ -151,6 +151,24 @@ class Settings(BaseSettings):
         description="How long a Postgres checkpoint read or write waits for a connection "
         "(e.g. while the server restarts) before the run fails.",
     )
+    checkpoint_pool_size: int = Field(
+        default=10,
+        ge=3,
+        description="PostgreSQL connections a worker's checkpointer holds at most "
+        "(docs/storage.md).",
+    )
+    lanes_pool_size: int = Field(
+        default=32,
+        ge=2,
+        description="PostgreSQL connections a worker's lanes hold at most: two per thread "
+        "running a turn (docs/storage.md).",
+    )
+    database_pool_size: int = Field(
+        default=10, ge=1, description="Workspace database connections a worker keeps open."
+    )
+    database_max_overflow: int = Field(
+        default=10, ge=0, description="Workspace database connections opened beyond those."
+    )
     database_url: str | None = Field(
         default=None, validation_alias=AliasChoices("DATABASE_URL", "AGENTLOOP_DATABASE_URL")
     )

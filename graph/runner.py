@@ -16,7 +16,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command, StateSnapshot
+from langgraph.types import Command, Durability, StateSnapshot
 
 from checkpoints import tables
 from checkpoints.savers import open_checkpointer
@@ -56,6 +56,9 @@ __all__ = [
 
 class Runner:
     """Runs turns of the compiled graph for any surface (CLI, Slack, tests)."""
+
+    turn_durability: Durability = "async"
+    """How a turn's steps are saved (LangGraph's durability); decisions are always `sync`."""
 
     def __init__(
         self,
@@ -146,7 +149,7 @@ class Runner:
             # START step. After a turn cut off mid-way the message enters at START instead,
             # which drops what that turn left to run (a Command would run it alongside).
             turn = Command(update=turn, goto=list(OPENING_NODES))
-        return await self.driver.run(turn, request, "async", on_event, Lineage())
+        return await self.driver.run(turn, request, self.turn_durability, on_event, Lineage())
 
     async def resume(
         self, request: TurnRequest, decision: dict[str, Any], on_event: EventSink | None = None

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 
 from checkpoints import tables
-from checkpoints.savers import POOL_SIZE, open_checkpointer, setup_checkpointer
+from checkpoints.savers import open_checkpointer, setup_checkpointer
 from core.settings import Settings
 
 
@@ -19,7 +19,7 @@ async def test_a_saver_call_does_not_wait_for_other_calls(
     async with open_checkpointer(settings) as saver, AsyncExitStack() as in_flight:
         async with asyncio.timeout(5):  # one call at a time would wait here for good
             # calls of other threads' runs in flight, each on a connection of its own
-            for _ in range(POOL_SIZE - 3):
+            for _ in range(settings.checkpoint_pool_size - 3):
                 await in_flight.enter_async_context(saver._cursor())  # type: ignore[attr-defined]
             # a thread's own call, and the runner's read of the tables, go on meanwhile
             assert await saver.aget_tuple({"configurable": {"thread_id": "pool-1"}}) is None
