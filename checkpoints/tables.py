@@ -14,9 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph.checkpoint.serde.types import INTERRUPT
-
-from checkpoints.postgres_saver import PooledPostgresSaver
+from checkpoints.postgres_saver import INTERRUPT, PooledPostgresSaver
 
 # The latest checkpoint of the thread's root namespace (the one a run continues from, as
 # the savers' own get_tuple picks it) holds an interrupt write: a run paused there, or in

@@ -57,8 +57,9 @@ __all__ = [
 class Runner:
     """Runs turns of the compiled graph for any surface (CLI, Slack, tests)."""
 
-    turn_durability: Durability = "async"
-    """How a turn's steps are saved (LangGraph's durability); decisions are always `sync`."""
+    turn_durability: Durability = "sync"
+    """Every step of a turn is saved before the next starts, so a crash between two steps
+    resumes from the last one (docs/storage.md); decisions are always run this way."""
 
     def __init__(
         self,

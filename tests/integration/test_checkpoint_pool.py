@@ -20,7 +20,8 @@ async def test_a_saver_call_does_not_wait_for_other_calls(
         async with asyncio.timeout(5):  # one call at a time would wait here for good
             # calls of other threads' runs in flight, each on a connection of its own
             for _ in range(settings.checkpoint_pool_size - 3):
-                await in_flight.enter_async_context(saver._cursor())  # type: ignore[attr-defined]
+                await in_flight.enter_async_context(saver.lock)  # type: ignore[attr-defined]
+                await in_flight.enter_async_context(saver.conn.connection())  # type: ignore[attr-defined]
             # a thread's own call, and the runner's read of the tables, go on meanwhile
             assert await saver.aget_tuple({"configurable": {"thread_id": "pool-1"}}) is None
             assert await tables.latest(saver, "pool-1", "status") == tables.Latest(
