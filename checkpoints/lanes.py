@@ -2,32 +2,53 @@
 
 Every runner call for a thread is made inside `Lanes.hold(thread_id)`. Within a process an
 `asyncio.Lock` per thread queues messages in arrival order (and keeps a waiting message from
-holding a database connection); with the Postgres checkpointer a session-level advisory lock
-keyed by a hash of the thread id then serializes the thread across worker processes and
-machines. Different threads run concurrently.
+holding a database connection); with the Postgres checkpointer, session-level advisory
+locks keyed by hashes of the thread id then serialize the thread across worker processes
+and machines. Different threads run concurrently.
+
+A session's advisory lock goes with its session: if the server ends the connection (a
+killed backend, a dropped TCP connection), the lock is free at once and a waiting worker
+takes it, while the holder, idle on that connection, would not know. So a lane is two
+locks on two connections, taken in the same order by every worker: a worker whose first
+connection is lost still holds the second, so the next worker, having taken the first, waits
+for the second until the holder's turn ends. The holder watches both connections' sockets
+(no round trip): one lost is logged; both lost (the database restarting, which also drops
+every waiting worker's connection) cancels the turn at once and `hold` raises
+`LaneLostError`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
+
+import psycopg
+from psycopg import pq
 
 from checkpoints.pool_check import RecentUseCheck
 from core.settings import Settings
 
+logger = logging.getLogger(__name__)
+
 OnWait = Callable[[], Awaitable[None]]
-# A lane's connection is held for a whole turn; a worker serves this many threads at once
-# before the next one waits for a connection.
-_POOL_MAX = 32
 _POOL_WAIT_S = 600.0
+LOCKS = 2
+"""Advisory locks (and connections) a running thread's lane holds."""
 
 
-def lock_key(thread_id: str) -> int:
-    """Return the advisory lock key of a thread: a signed 64-bit hash of its id."""
-    digest = hashlib.blake2b(thread_id.encode(), digest_size=8).digest()
+class LaneLostError(RuntimeError):
+    """Both of a lane's connections were lost while it was held: its turn was stopped."""
+
+
+def lock_key(thread_id: str, n: int = 0) -> int:
+    """Return the `n`th advisory lock key of a thread: a signed 64-bit hash of its id."""
+    salt = b"" if n == 0 else f"lane-{n}:".encode()
+    digest = hashlib.blake2b(salt + thread_id.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
@@ -51,8 +72,8 @@ class Lanes:
         checks = RecentUseCheck()
         pool: AsyncConnectionPool = AsyncConnectionPool(
             conninfo=settings.postgres_url(),
-            min_size=1,
-            max_size=_POOL_MAX,
+            min_size=LOCKS,
+            max_size=settings.lanes_pool_size,
             timeout=_POOL_WAIT_S,
             open=False,
             kwargs={"autocommit": True},
@@ -76,32 +97,114 @@ class Lanes:
 
     @asynccontextmanager
     async def hold(self, thread_id: str, on_wait: OnWait | None = None) -> AsyncIterator[None]:
-        """Hold the thread's lane for the block; `on_wait` runs once if the lane is busy."""
+        """Hold the thread's lane for the block; `on_wait` runs once if the lane is busy.
+
+        Raises:
+            LaneLostError: both of the lane's connections were lost; the block was cancelled.
+        """
         lock = self._locks.setdefault(thread_id, asyncio.Lock())
         self._users[thread_id] = self._users.get(thread_id, 0) + 1
-        waited = False
         try:
-            if lock.locked() and on_wait is not None:
-                waited = True
+            waited = lock.locked() and on_wait is not None
+            if waited and on_wait is not None:
                 await on_wait()
             async with lock:
                 if self._pool is None:
                     yield
                     return
-                async with self._pool.connection() as conn:
-                    key = lock_key(thread_id)
-                    cursor = await conn.execute("select pg_try_advisory_lock(%s)", (key,))
-                    row = await cursor.fetchone()
-                    if not (row and row[0]):
-                        if on_wait is not None and not waited:
-                            await on_wait()
-                        await conn.execute("select pg_advisory_lock(%s)", (key,))
+                async with AsyncExitStack() as stack:
+                    conns = [
+                        await stack.enter_async_context(self._pool.connection())
+                        for _ in range(LOCKS)
+                    ]
+                    keys = [lock_key(thread_id, n) for n in range(LOCKS)]
+                    await _take(conns, keys, None if waited else on_wait)
+                    watch = _Watch(thread_id, conns)
                     try:
                         yield
+                    except asyncio.CancelledError as exc:
+                        if watch.stopped_turn and asyncio.current_task().uncancel() == 0:  # type: ignore[union-attr]
+                            raise LaneLostError(
+                                f"lost the lane of thread {thread_id}: its turn was stopped"
+                            ) from exc
+                        raise
                     finally:
-                        await conn.execute("select pg_advisory_unlock(%s)", (key,))
+                        watch.close()
+                        await _release(conns, keys)
         finally:
             self._users[thread_id] -= 1
             if not self._users[thread_id]:
                 del self._users[thread_id]
                 self._locks.pop(thread_id, None)
+
+
+async def _take(conns: list[Any], keys: list[int], on_wait: OnWait | None) -> None:
+    """Take the locks in order, each on its connection; `on_wait` once if one is held."""
+    for conn, key in zip(conns, keys, strict=True):
+        cursor = await conn.execute("select pg_try_advisory_lock(%s)", (key,))
+        row = await cursor.fetchone()
+        if row and row[0]:
+            continue
+        if on_wait is not None:
+            await on_wait()
+            on_wait = None
+        await conn.execute("select pg_advisory_lock(%s)", (key,))
+
+
+async def _release(conns: list[Any], keys: list[int]) -> None:
+    """Unlock on every connection still open (a lost one took its lock with it)."""
+    for conn, key in zip(conns, keys, strict=True):
+        if conn.pgconn.status != pq.ConnStatus.OK:
+            continue
+        try:
+            await conn.execute("select pg_advisory_unlock(%s)", (key,))
+        except psycopg.Error:
+            # Back in the pool still locked, the next turn would hold this lane too.
+            logger.warning("could not unlock a lane; closing its connection", exc_info=True)
+            await conn.close()
+
+
+class _Watch:
+    """Notices, from their sockets, the lane's connections the server ends while it is held.
+
+    An idle connection receives nothing unless the server ends it (its last message, then
+    end of file); reading what arrived tells a lost connection from a notice.
+    """
+
+    def __init__(self, thread_id: str, conns: list[Any]) -> None:
+        self.thread_id = thread_id
+        self.stopped_turn = False
+        self._task = asyncio.current_task()
+        self._loop = asyncio.get_running_loop()
+        self._watched: dict[int, Any] = {}
+        self._lost = 0
+        for conn in conns:
+            fileno = conn.fileno()
+            self._watched[fileno] = conn
+            self._loop.add_reader(fileno, self._readable, fileno)
+
+    def _readable(self, fileno: int) -> None:
+        conn = self._watched[fileno]
+        with contextlib.suppress(psycopg.OperationalError):  # the status tells it is gone
+            conn.pgconn.consume_input()
+        if conn.pgconn.status == pq.ConnStatus.OK:
+            return
+        self._loop.remove_reader(fileno)
+        del self._watched[fileno]
+        self._lost += 1
+        if self._lost < LOCKS:
+            logger.warning(
+                "thread %s lost one of its lane's connections; the other holds the lane",
+                self.thread_id,
+            )
+            return
+        logger.error("thread %s lost its lane; its turn is stopped", self.thread_id)
+        if self._task is not None:
+            self.stopped_turn = True
+            self._task.cancel()
+
+    def close(self) -> None:
+        """Stop watching (the connections are used again to unlock)."""
+        for fileno in self._watched:
+            self._loop.remove_reader(fileno)
+        self._watched.clear()
