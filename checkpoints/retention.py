@@ -32,6 +32,9 @@ logger = logging.getLogger(__name__)
 PRUNE_ABOVE = 40
 """Checkpoints a thread may hold before a run prunes it (about four turns' steps)."""
 
+COUNTED_MAX = 10_000
+"""Threads whose checkpoints this process counts at most (the least recently run dropped)."""
+
 
 class Retention:
     """Prunes threads after runs, counting in this process the checkpoints its runs wrote.
@@ -40,20 +43,36 @@ class Retention:
     turn; the steps a run took are known from its stream (about the checkpoints it wrote),
     so the database is counted (and the thread pruned) only once this process's runs have
     written about `PRUNE_ABOVE` of them. The database's count then replaces the estimate.
+
+    The counts are bounded: a pruned thread is not counted (it starts again from none), and
+    past `most` threads the least recently run is dropped. A dropped thread is pruned later
+    than it would have been (its next `PRUNE_ABOVE` checkpoints are counted from none), by
+    this process or any other that runs it.
     """
 
-    def __init__(self, retention: CheckpointRetention) -> None:
+    def __init__(self, retention: CheckpointRetention, most: int = COUNTED_MAX) -> None:
         self.retention = retention
+        self.most = most
         self._written: dict[str, int] = {}
+        """By thread, least recently run first: checkpoints written since it was counted."""
+
+    @property
+    def counted(self) -> int:
+        """Threads whose checkpoints are counted now."""
+        return len(self._written)
 
     async def after_run(self, saver: Any, thread_id: str, checkpoints: int) -> None:
         """Note that a run wrote about `checkpoints` for the thread; prune when they pile up."""
         if self.retention == "all":
             return
-        written = self._written.get(thread_id, 0) + checkpoints
+        written = self._written.pop(thread_id, 0) + checkpoints
         if written > PRUNE_ABOVE:
             written = await apply_retention(saver, thread_id, self.retention)
+        if not written:
+            return
         self._written[thread_id] = written
+        if len(self._written) > self.most:
+            del self._written[next(iter(self._written))]
 
 
 async def apply_retention(saver: Any, thread_id: str, retention: CheckpointRetention) -> int:
