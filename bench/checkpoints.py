@@ -331,9 +331,9 @@ def render(result: CheckpointResult) -> list[str]:
         )
     lines += [
         "",
-        "Checkpoint time per step: each `aput` (one per super-step; a turn saves them in the "
-        'background, `durability="async"`), each `aput_writes`, and each prune; mean '
-        "(p95) ms.",
+        "Checkpoint time per step: each `aput` (one per super-step; a turn saves each before "
+        'the next step starts, `durability="sync"`), each `aput_writes`, and each prune; '
+        "mean (p95) ms.",
         "",
         "| retention, compaction | steps per turn | `aput` turns 1–10 | `aput` last 10 turns "
         "| `aput_writes` | prune (every … turns) | turn (mean) | rows at the end "

@@ -689,8 +689,8 @@ def _against_postgres_baseline(result: ConcurrencyResult) -> list[str]:
         "",
         "Against LangChain's `create_agent` on `AsyncPostgresSaver` (same model and load, the "
         "same tool for the tool turn); this project checkpoints with its subclass of that "
-        "saver (`checkpoints/postgres_saver.py`: a step's task writes go with the step's "
-        "checkpoint, and a turn loads its thread once). CPU per turn is the agent's process "
+        "saver (`checkpoints/postgres_saver.py`: a step's task writes are not stored once "
+        "its checkpoint is, and a turn loads its thread once). CPU per turn is the agent's process "
         "plus the Postgres server, one turn at a time. Targets: CPU ≤ "
         f"{CPU_RATIO_TARGET:.1f}× the baseline's, throughput ≥ {THROUGHPUT_RATIO_TARGET:.1f}× "
         "its. The last rows (`bench/shape_floor.py`) are this graph's checkpointed steps and "
