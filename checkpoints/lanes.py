@@ -55,8 +55,11 @@ def lock_key(thread_id: str, n: int = 0) -> int:
 class Lanes:
     """Serializes the runs of each thread; `pool` is set when the checkpointer is Postgres."""
 
-    def __init__(self, pool: Any | None = None) -> None:
+    def __init__(self, pool: Any | None = None, size: int = 0) -> None:
         self._pool = pool
+        # A lane takes its connections together: with more lanes taking them than the pool
+        # holds pairs, each could hold one and wait for good on its second.
+        self._pairs = asyncio.Semaphore(max(1, size // LOCKS))
         self._locks: dict[str, asyncio.Lock] = {}
         self._users: dict[str, int] = {}
 
@@ -82,7 +85,7 @@ class Lanes:
         )
         await pool.open(wait=True, timeout=10)
         try:
-            yield cls(pool)
+            yield cls(pool, settings.lanes_pool_size)
         finally:
             await pool.close()
 
@@ -112,7 +115,7 @@ class Lanes:
                 if self._pool is None:
                     yield
                     return
-                async with AsyncExitStack() as stack:
+                async with self._pairs, AsyncExitStack() as stack:
                     conns = [
                         await stack.enter_async_context(self._pool.connection())
                         for _ in range(LOCKS)
