@@ -21,6 +21,9 @@ from core.settings import Settings
 pytestmark = pytest.mark.postgres
 
 THREAD = "T1:C1:1700000000.000100"
+HANG_GUARD_S = 120.0
+"""Far past any wait here: reaching it means a lane or a turn hung."""
+POLL_S = 0.02
 
 
 async def _holder(admin: Any, key: int) -> int:
@@ -58,10 +61,10 @@ async def _none(admin: Any, query: str, *params: Any) -> bool:
 
 
 async def _until(condition: Callable[[], Awaitable[bool]]) -> None:
-    for _ in range(500):
+    for _ in range(int(HANG_GUARD_S / POLL_S)):
         if await condition():
             return
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(POLL_S)
     raise AssertionError("the condition never held")
 
 
@@ -117,7 +120,7 @@ async def test_a_lane_that_loses_every_connection_stops_its_turn(
         for n in range(LOCKS):
             await _kill(admin, await _holder(admin, lock_key(THREAD, n)))
         with pytest.raises(LaneLostError):
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(HANG_GUARD_S):
                 await turn
         assert events == ["a in"]
         # the lane is free again, on fresh connections

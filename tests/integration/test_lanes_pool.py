@@ -12,6 +12,9 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.postgres
 
+HANG_GUARD_S = 120.0
+"""Far past any wait here: reaching it means lanes were stuck on the pool."""
+
 
 async def test_lanes_beyond_the_pool_wait_their_turn(
     pg_url: str, make_settings: Callable[..., Settings]
@@ -24,6 +27,6 @@ async def test_lanes_beyond_the_pool_wait_their_turn(
             await asyncio.sleep(0.05)
             ran.append(thread)
 
-    async with Lanes.open(settings) as lanes, asyncio.timeout(20):
+    async with Lanes.open(settings) as lanes, asyncio.timeout(HANG_GUARD_S):
         await asyncio.gather(*(turn(lanes, f"thread-{n}") for n in range(8)))
     assert sorted(ran) == [f"thread-{n}" for n in range(8)]
