@@ -1,9 +1,12 @@
-"""Who asked for the current turn: the person whose request tools act for.
+"""Who asked for the current turn, and who sends the current run.
 
-The asker is fixed when a turn opens (guard writes it into state) and every later decision
-is checked against it, whatever context a resume carries: approval is not authorization, and
-whoever resumes a run does not become its asker. The runner also stamps each human message
-with its author, so the message itself says who sent it.
+The caller of a run is who the server authenticated (a LangGraph Server with agentloop's
+auth), or the run's context for a caller that vouches for it: the in-process runner, a relay
+that identified the person itself, `langgraph dev`'s unauthenticated default. A context
+field never overrides an authenticated caller. The asker is the caller of the run that opened
+the turn, fixed then (guard writes it into state) and every later decision is checked
+against it: approval is not authorization, and whoever resumes a run does not become its
+asker. Each human message is stamped with its author, so the message itself says who sent it.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
 
 from core.run_context import RunContext
+from core.server_access import RELAY, UNAUTHENTICATED, UNLISTED_ROLE
 from core.state import AskerRecord
 
 
@@ -36,13 +41,21 @@ def stamp(message: HumanMessage, user_id: str, role: str) -> HumanMessage:
     return message
 
 
-def author_of(message: HumanMessage, ctx: RunContext) -> Asker:
-    """Return who sent `message`: its stamp, or the run's user for an unstamped one."""
-    extra = message.additional_kwargs
-    return Asker(
-        user_id=str(extra.get("user_id") or ctx.user_id),
-        role=str(extra.get("user_role") or ctx.user_role),
-    )
+def caller_of(runtime: Runtime[RunContext]) -> Asker:
+    """Return who sends this run, with the role they claim (the workspace's comes later).
+
+    On a server with agentloop's auth that is the authenticated user, whatever the run's
+    context says; their role is the one the workspace lists (`viewer` when it lists nobody).
+    A relay or the unauthenticated development default names the person in the context.
+    """
+    ctx = runtime.context
+    user = runtime.server_info.user if runtime.server_info is not None else None
+    if user is None:
+        return Asker(ctx.user_id, ctx.user_role)
+    granted = set(getattr(user, "permissions", None) or ())
+    if granted & {RELAY, UNAUTHENTICATED}:
+        return Asker(ctx.user_id, ctx.user_role)
+    return Asker(str(user.identity), UNLISTED_ROLE)
 
 
 def asker_of(state: Mapping[str, Any], ctx: RunContext) -> Asker:

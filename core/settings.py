@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
+from core.server_access import ServerSection
+
 CheckpointerKind = Literal["memory", "sqlite", "postgres"]
 CheckpointRetention = Literal["latest", "all"]
 GuardMode = Literal["off", "log", "warn", "block"]
@@ -245,6 +247,12 @@ class Settings(BaseSettings):
     )
     langfuse: LangfuseSection = Field(default_factory=LangfuseSection, validation_alias="LANGFUSE")
     slack: SlackSection = Field(default_factory=SlackSection, validation_alias="SLACK")
+    server: ServerSection = Field(default_factory=ServerSection)
+    langgraph_api_variant: str = Field(
+        default="",
+        validation_alias="LANGSMITH_LANGGRAPH_API_VARIANT",
+        description="Set by LangGraph's own server: `local_dev` under `langgraph dev`.",
+    )
 
     def context_window_for(self, model: str | None) -> int:
         """Return the context window of a run on `model` (None: the default model)."""

@@ -3,6 +3,7 @@
 Nothing with side effects happens before the interrupt: the node shows the proposals that
 propose recorded, pauses, then checks the decision (the only place decisions are checked)
 and records it in the workspace, where the tools node looks for it before any change runs.
+The decider is who sent the run (the server's authenticated user), never a context field.
 A reply typed in the thread ("yes, create it") is read here too: clear phrases without the
 model, anything else by one short model call. A refused decision re-asks with the reason.
 """
@@ -28,7 +29,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from core import events
-from core.asker import Asker, author_of, stamp
+from core.asker import Asker, caller_of, stamp
 from core.db.engine import Database
 from core.db.people import role_of
 from core.messages import calls_of
@@ -69,15 +70,14 @@ class Confirm:
             # A message sent to the thread while the change waits (Studio's chat box starts
             # a new run instead of resuming): it is the person's reply to the proposals.
             raw: Any = {"reply": last.text}
-            author = author_of(last, ctx)
             removed = [RemoveMessage(id=last.id or "")]
         else:
             runtime.stream_writer(
                 events.agent_state("waiting_on_user", confirmation.waiting(request["proposals"]))
             )
             raw = interrupt(request)
-            author = Asker(ctx.user_id, ctx.user_role)
-        decider = Asker(author.user_id, await role_of(self._db, author.user_id, author.role))
+        caller = caller_of(runtime)
+        decider = Asker(caller.user_id, await role_of(self._db, caller.user_id, caller.role))
         value = await self._read(raw, request, ctx)
         outcome = proposals.check(
             request,

@@ -14,7 +14,7 @@ import uuid
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from core.asker import Asker, author_of
+from core.asker import Asker, caller_of
 from core.db.engine import Database
 from core.db.people import role_of
 from core.messages import unanswered_calls
@@ -47,11 +47,18 @@ class Guard:
         )
         if not isinstance(last, HumanMessage):
             return changes(update, state)
-        author = author_of(last, ctx)
-        asker = Asker(author.user_id, await role_of(self._db, author.user_id, author.role))
+        # Who sent the run, not what the message or the context claims: on a server with
+        # agentloop's auth a stamp or a context field naming someone else changes nothing.
+        caller = caller_of(runtime)
+        asker = Asker(caller.user_id, await role_of(self._db, caller.user_id, caller.role))
         update["asker"] = asker.record()
         text = last.text
-        content, kwargs = clean_text(text), dict(last.additional_kwargs)
+        content = clean_text(text)
+        kwargs = dict(last.additional_kwargs)
+        if kwargs.get("user_id") != asker.user_id:
+            # Unstamped (Studio, the SDK) or stamped with someone else: the thread keeps who
+            # really sent it.
+            kwargs.update(user_id=asker.user_id, user_role=asker.role)
         screening = injection.screen(text, ctx.input_guard)
         if screening.blocked:
             content, kwargs["withheld"] = WITHHELD, list(screening.patterns)
@@ -73,7 +80,7 @@ class Guard:
             messages += [RemoveMessage(id=last.id or ""), *orphans, opening]
             update["turn_start_id"] = opening.id or ""
         elif content != text or kwargs != last.additional_kwargs:
-            # Same id: the message is replaced in place, its author stamp kept.
+            # Same id: the message is replaced in place, stamped with its author.
             messages.append(HumanMessage(content=content, id=last.id, additional_kwargs=kwargs))
         if reply:
             messages.append(AIMessage(content=reply))

@@ -252,8 +252,8 @@ async def test_studio_style_resume_is_checked_in_the_node(
 async def test_an_approved_change_runs_as_the_asker_even_after_guard_rewrites_it(
     open_runner, write_script, workspace, workspace_url
 ) -> None:
-    """An admin approves a member's long (truncated by guard) request: the change is
-    recorded as the member's, because the author stamped on the message survives."""
+    """An admin approves another person's long (truncated by guard) request: the change is
+    theirs, because the asker is who sent the turn, whoever rewrites or approves it."""
     spec = write_script([CREATE, DONE])
     async with open_runner(model=spec, database_url=workspace_url) as runner:
         paused = await runner.run_turn(ask("make the task " + "x" * 40_000, user="U0ADA"))

@@ -1,4 +1,9 @@
-"""A `langgraph dev` server on loopback, serving langgraph.json over a seeded SQLite workspace."""
+"""`langgraph dev` servers on loopback, serving langgraph.json over a workspace of their own.
+
+`dev_server` is the development default (no tokens: unauthenticated, the run's context
+names the person); `authed_server` authenticates its callers by token, over a seeded
+workspace on SQLite and on PostgreSQL; `unmigrated_server` runs over an empty database.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.dev_server import DONE, DevServer
+from tests.conftest import PG_ADMIN_URL
+from tests.server.dev_server import DONE, TOKENS, DevServer
 from tests.support.cli import ROOT
 
 _START_TIMEOUT_S = 90.0
@@ -33,7 +39,7 @@ def dev_server(
     Its default model answers DONE.
     """
     home = tmp_path_factory.mktemp("dev-server")
-    with serve(home, sqlite_template, [{"content": DONE}]) as server:
+    with serve(home, sqlite_copy(home, sqlite_template), [{"content": DONE}]) as server:
         yield server
 
 
@@ -46,31 +52,106 @@ def guarded_dev_server(
     Any call of its default model fails the run (the scripted model fails loudly).
     """
     home = tmp_path_factory.mktemp("guarded-dev-server")
-    with serve(home, sqlite_template, [], {"AGENTLOOP_INPUT_GUARD": "block"}) as server:
+    workspace = sqlite_copy(home, sqlite_template)
+    with serve(home, workspace, [], {"AGENTLOOP_INPUT_GUARD": "block"}) as server:
         yield server
+
+
+@pytest.fixture(
+    scope="session", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def authed_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DevServer]:
+    """A server that knows its callers by token (`TOKENS`), over a seeded workspace.
+
+    `slack-worker` is a relay; the others are the demo team (U0ADA is an admin).
+    """
+    home = tmp_path_factory.mktemp(f"authed-server-{request.param}")
+    relays = json.dumps(["slack-worker"])
+    settings = {"AGENTLOOP_SERVER_TOKENS": json.dumps(TOKENS), "AGENTLOOP_SERVER_RELAYS": relays}
+    with (
+        seeded_workspace(request, home) as workspace,
+        serve(home, workspace, [{"content": DONE}], settings) as server,
+    ):
+        yield server
+
+
+@pytest.fixture(
+    scope="session", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def unmigrated_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DevServer]:
+    """The development default over a database `agentloop db upgrade` never ran on."""
+    home = tmp_path_factory.mktemp(f"unmigrated-server-{request.param}")
+    if request.param == "sqlite":
+        with serve(home, f"sqlite:///{home / 'empty.sqlite'}", [{"content": DONE}]) as server:
+            yield server
+        return
+    with (
+        empty_pg_database(request) as workspace,
+        serve(home, workspace, [{"content": DONE}]) as server,
+    ):
+        yield server
+
+
+def sqlite_copy(home: Path, sqlite_template: Path) -> str:
+    """A copy of the seeded SQLite workspace in `home`, as a URL."""
+    workspace = home / "workspace.sqlite"
+    shutil.copy(sqlite_template, workspace)
+    return f"sqlite:///{workspace}"
+
+
+@contextlib.contextmanager
+def seeded_workspace(request: pytest.FixtureRequest, home: Path) -> Iterator[str]:
+    """A seeded workspace of the fixture's database kind, dropped afterwards."""
+    if request.param == "sqlite":
+        yield sqlite_copy(home, request.getfixturevalue("sqlite_template"))
+        return
+    template = request.getfixturevalue("pg_template")
+    with empty_pg_database(request, template=template) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def empty_pg_database(request: pytest.FixtureRequest, template: str = "") -> Iterator[str]:
+    """A new PostgreSQL database (a copy of `template`, if given), dropped afterwards."""
+    import uuid
+
+    import psycopg
+
+    base, _, name = request.getfixturevalue("pg_url").rpartition("/")
+    database = f"{name}_srv_{uuid.uuid4().hex[:8]}"
+    copy = f' TEMPLATE "{template}"' if template else ""
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{database}"{copy}')
+    try:
+        yield f"{base}/{database}"
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 
 @contextlib.contextmanager
 def serve(
     home: Path,
-    sqlite_template: Path,
+    workspace_url: str,
     default_turns: list[dict[str, object]],
     settings_env: dict[str, str] | None = None,
 ) -> Iterator[DevServer]:
-    """Run `langgraph dev` in `home` with these default model turns and settings.
+    """Run `langgraph dev` in `home` over `workspace_url`, with these model turns and settings.
 
     It runs in `home` (it writes `.langgraph_api/` there) from a copy of langgraph.json
-    whose paths point into the repository, over a copy of the seeded SQLite workspace.
-    The scripted model records every request it receives in the DevServer's transcript.
+    whose paths point into the repository. The scripted model records every request it
+    receives in the DevServer's transcript.
     """
     langgraph = Path(sys.executable).parent / "langgraph"
     assert langgraph.exists(), f"{langgraph} is missing: install the dev extra (make install)"
-    workspace = home / "workspace.sqlite"
-    shutil.copy(sqlite_template, workspace)
-    workspace_url = f"sqlite:///{workspace}"
     config = json.loads((ROOT / "langgraph.json").read_text())
     config["dependencies"] = [str(ROOT)]
     config["graphs"] = {name: str(ROOT / spec) for name, spec in config["graphs"].items()}
+    config["auth"] = {**config["auth"], "path": str(ROOT / config["auth"]["path"])}
     config.pop("env", None)
     (home / "langgraph.json").write_text(json.dumps(config))
     script = home / "default-model.json"

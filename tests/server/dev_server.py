@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import create_engine, func, select
+from langgraph_sdk import get_client
+from sqlalchemy import create_engine, select
 
 from core.db.engine import sync_url
 from core.db.models import Task
@@ -14,6 +16,14 @@ from core.settings import Settings
 
 DONE = "Done: the task is created."
 """What the server's default model answers."""
+TOKENS = {
+    "U0GRACE": "grace-token",
+    "U0LINUS": "linus-token",
+    "U0ADA": "ada-token",
+    "U0MAYA": "maya-token",
+    "slack-worker": "worker-token",
+}
+"""The callers an authenticating server knows (the demo team, and a relay)."""
 
 
 @dataclass(frozen=True)
@@ -25,14 +35,23 @@ class DevServer:
     transcript: Path
     """Where the scripted models append every request they receive (JSONL)."""
 
+    def client(self, user: str | None = None) -> Any:
+        """An SDK client, as `user` (sending their token) or, with None, sending none."""
+        headers = {"Authorization": f"Bearer {TOKENS[user]}"} if user else None
+        return get_client(url=self.url, headers=headers)
+
     def tasks_titled(self, title: str) -> int:
         """Count the workspace's tasks with this title."""
+        return len(self.task_creators(title))
+
+    def task_creators(self, title: str) -> list[str]:
+        """Who created each of the workspace's tasks with this title."""
         settings = Settings(_env_file=None, database_url=self.workspace_url)
         engine = create_engine(sync_url(settings))
         try:
             with engine.connect() as conn:
-                query = select(func.count()).select_from(Task).where(Task.title == title)
-                return conn.execute(query).scalar_one()
+                query = select(Task.created_by).where(Task.title == title).order_by(Task.id)
+                return list(conn.execute(query).scalars())
         finally:
             engine.dispose()
 

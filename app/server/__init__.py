@@ -1,0 +1,1 @@
+"""The LangGraph Server surface: who may call the served graphs, and what they may change."""
