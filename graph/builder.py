@@ -54,7 +54,7 @@ def build_graph(
     builder.add_node("gather", Gather(registry, db), destinations=("act",))
     builder.add_node("act", Act(registry, models, db))
     builder.add_node("planner", build_planner(models, db, registry).compile(name="planner"))
-    builder.add_node("propose", Propose(registry))
+    builder.add_node("propose", Propose(registry, db))
     builder.add_node("confirm", Confirm(registry, models, db))
     builder.add_node("tools", Tools(registry, db))
     builder.add_node("verify", Verify(registry, models))

@@ -44,7 +44,7 @@ def build_planner(
     builder.add_node("draft", Draft(models))
     builder.add_node("review", Review(models))
     builder.add_node("step", Step(registry, models))
-    builder.add_node("propose", PlannerPropose(registry))
+    builder.add_node("propose", PlannerPropose(registry, db))
     builder.add_node("confirm", PlannerConfirm(registry, models, db))
     builder.add_node("tools", Tools(registry, db))
     builder.add_node("finish", Finish(registry))

@@ -2,6 +2,7 @@
 
 Nothing with side effects happens before the interrupt: the node shows the proposals that
 propose recorded, pauses, then checks the decision (the only place decisions are checked)
+against the proposals as the workspace recorded them, not as the thread's state shows them,
 and records it in the workspace, where the tools node looks for it before any change runs.
 The decider is who sent the run (the server's authenticated user), never a context field.
 A reply typed in the thread ("yes, create it") is read here too: clear phrases without the
@@ -27,11 +28,13 @@ from langchain_core.messages import (
 )
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
+from sqlalchemy.exc import SQLAlchemyError
 
 from core import events
 from core.asker import Asker, caller_of, stamp
 from core.db.engine import Database
 from core.db.people import role_of
+from core.db.schema_errors import is_unmigrated
 from core.messages import calls_of
 from core.models import ModelResolver
 from core.models.hints import ToolHints, bind_offered
@@ -39,7 +42,7 @@ from core.planner_state import PlannerState
 from core.run_context import RunContext
 from core.state import OPENING_NODES, AgentState, ConfirmationRequest, ConfirmUpdate, Decision
 from prompts import confirmation
-from tools import decision_records, proposals
+from tools import decision_records, proposal_records, proposals
 from tools.registry import ToolRegistry
 from tools.reply_intent import clear_intent
 
@@ -79,8 +82,15 @@ class Confirm:
         caller = caller_of(runtime)
         decider = Asker(caller.user_id, await role_of(self._db, caller.user_id, caller.role))
         value = await self._read(raw, request, ctx)
+        checked = request
+        if not _dismissal(value):
+            # Moving on runs nothing; any other decision is about a change, and is checked
+            # against the change as recorded.
+            checked, problem = await self._as_recorded(runtime, request)
+            if problem is not None:
+                return self._refused(checked, problem, removed)
         outcome = proposals.check(
-            request,
+            checked,
             value,
             decider=decider,
             approver_roles=ctx.approver_roles,
@@ -88,16 +98,19 @@ class Confirm:
             now=time.time(),
         )
         if isinstance(outcome, proposals.Refusal):
-            refused: ConfirmUpdate = {"pending": {**request, "error": outcome.text}}
-            if removed:
-                refused["messages"] = removed
-            return Command(goto="confirm", update=refused)
+            return self._refused(checked, outcome, removed)
         if any(d["decision"] == "dismiss" for d in outcome.values()):
             text = str((value.get("message") if isinstance(value, dict) else "") or "")
             dismissed = _dismissed(self._wave(state), text, decider)
             dismissed["messages"] = [*removed, *dismissed["messages"]]
             return self._moved_on(dismissed)
-        await self._record(runtime, request, outcome)
+        try:
+            await self._record(runtime, checked, outcome)
+        except SQLAlchemyError as exc:
+            if not is_unmigrated(exc):
+                raise
+            refusal = proposals.Refusal("unmigrated", confirmation.workspace_not_migrated())
+            return self._refused(checked, refusal, removed)
         # The decision may come long after the question: what it sets off gets a turn's time.
         update: ConfirmUpdate = {
             "decisions": {**state.get("decisions", {}), **outcome},
@@ -107,6 +120,42 @@ class Confirm:
         if removed:
             update["messages"] = removed
         return Command(goto="tools", update=update)
+
+    async def _as_recorded(
+        self, runtime: Runtime[RunContext], request: ConfirmationRequest
+    ) -> tuple[ConfirmationRequest, proposals.Refusal | None]:
+        """The request as the workspace recorded its proposals, and why not, if it can't be.
+
+        A proposal the state shows differently from its record (an edited asker, a forged
+        fingerprint) is refused and shown again as recorded; one with no record is refused.
+        """
+        thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
+        try:
+            records = await proposal_records.recorded(self._db, thread_id, request["proposals"])
+        except SQLAlchemyError as exc:
+            if not is_unmigrated(exc):
+                raise
+            return request, proposals.Refusal("unmigrated", confirmation.workspace_not_migrated())
+        recorded = proposal_records.as_recorded(request, records)
+        if recorded is None:
+            return request, proposals.Refusal("not_recorded", confirmation.unrecorded())
+        if recorded["proposals"] != request["proposals"] or recorded["actor"] != request.get(
+            "actor"
+        ):
+            return recorded, proposals.Refusal("changed", confirmation.not_as_recorded())
+        return recorded, None
+
+    def _refused(
+        self,
+        request: ConfirmationRequest,
+        refusal: proposals.Refusal,
+        removed: list[AnyMessage | RemoveMessage],
+    ) -> Command[Any]:
+        """Ask again, with the reason the decision was not applied."""
+        refused: ConfirmUpdate = {"pending": {**request, "error": refusal.text}}
+        if removed:
+            refused["messages"] = removed
+        return Command(goto="confirm", update=refused)
 
     async def _read(self, raw: Any, request: ConfirmationRequest, ctx: RunContext) -> Any:
         """Turn a typed reply into a decision value; anything else is a decision already."""
@@ -202,6 +251,11 @@ class PlannerConfirm(Confirm):
 
     def _moved_on(self, update: ConfirmUpdate) -> Command[Any]:
         return Command(graph=Command.PARENT, goto=OPENING_NODES, update=update)
+
+
+def _dismissal(value: Any) -> bool:
+    """Whether a decision value says the person moved on (nothing runs)."""
+    return isinstance(value, Mapping) and value.get("decision") == "dismiss"
 
 
 def _dismissed(calls: Sequence[Mapping[str, Any]], text: str, decider: Asker) -> ConfirmUpdate:

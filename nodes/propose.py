@@ -1,44 +1,92 @@
-"""propose: turns a wave's mutating calls into proposals and records them in state.
+"""propose: turns a wave's mutating calls into proposals, recorded in the workspace and in state.
 
 Recording them here, in a node of their own before `confirm` interrupts, is what makes a
 proposal the same on every path to it: a resume, a re-run or a fork of confirm reads these
 proposals (their times, fingerprints and so idempotency keys) instead of making new ones.
+The workspace keeps the first record of each call, so proposing a call again (a re-run, a
+fork, a state edit of who asked) shows the recorded proposal, never a new one.
 Only calls that can run are proposed: within the turn's call budget, allowed to the asker's
 role, with valid arguments; the tools node answers the others (capped, refused, invalid).
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Command
+from sqlalchemy.exc import SQLAlchemyError
 
 from core.asker import asker_of
+from core.db.engine import Database
+from core.db.schema_errors import is_unmigrated
 from core.messages import calls_of
 from core.planner_state import PlannerState
 from core.run_context import RunContext
 from core.state import AgentState, ConfirmationRequest, Proposal, ProposeUpdate
-from tools import proposals
+from prompts import confirmation
+from tools import proposal_records, proposals
 from tools.declaration import ToolArgumentsError
 from tools.registry import ToolRegistry
 
+logger = logging.getLogger(__name__)
+
 
 class Propose:
-    """The propose node, bound to a registry."""
+    """The propose node, bound to a registry and the workspace that keeps the proposals."""
 
-    def __init__(self, registry: ToolRegistry) -> None:
+    def __init__(self, registry: ToolRegistry, db: Database) -> None:
         self._registry = registry
+        self._db = db
 
     async def __call__(
         self, state: AgentState, runtime: Runtime[RunContext]
     ) -> Command[Literal["confirm", "tools"]]:
-        """Record the wave's proposals and go to confirm; with none, straight to tools."""
+        """Record the wave's proposals and go to confirm; with none, straight to tools.
+
+        On a workspace that was never migrated nothing can be recorded, so nothing is
+        proposed: the tools node answers the wave's changes with the way to set it up.
+        """
         request = self.request(state, runtime.context)
-        update: ProposeUpdate = {"pending": request if request["proposals"] else None}
-        return Command(goto="confirm" if request["proposals"] else "tools", update=update)
+        if not request["proposals"]:
+            return Command(goto="tools", update={"pending": None})
+        message = state["messages"][-1]
+        thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
+        try:
+            recorded = await proposal_records.record(
+                self._db,
+                thread_id,
+                message.id or "",
+                request["proposals"],
+                asker_of(state, runtime.context).role,
+                **self._resume_point(state),
+            )
+        except SQLAlchemyError as exc:
+            if not is_unmigrated(exc):
+                raise
+            logger.warning("propose: the workspace is not migrated", exc_info=True)
+            unmigrated: ConfirmationRequest = {
+                **request,
+                "proposals": [],
+                "error": confirmation.workspace_not_migrated(),
+            }
+            return Command(goto="tools", update={"pending": unmigrated})
+        update: ProposeUpdate = {
+            "pending": {
+                **request,
+                "actor": recorded[0]["actor"],
+                "expires_at": min(p["expires_at"] for p in recorded),
+                "proposals": recorded,
+            }
+        }
+        return Command(goto="confirm", update=update)
+
+    def _resume_point(self, state: AgentState) -> dict[str, Any]:
+        """What the record keeps for a re-run to start from (only the planner needs it)."""
+        return {}
 
     def request(self, state: AgentState, ctx: RunContext) -> ConfirmationRequest:
         """Return the confirmation request for the last AI message's mutating calls."""

@@ -1,8 +1,9 @@
 """tools: runs one wave — every call of the last AI message, concurrently, each with a timeout.
 
 Every tool call gets exactly one ToolMessage: run, failed, timed out, refused, rejected or
-capped. A mutating call runs only with the person's decision from confirm, under the
-idempotency key derived from its proposal.
+capped. A mutating call runs only with the person's decision from confirm, as recorded in
+the workspace: for the asker the proposal's record names, under the idempotency key derived
+from that record (whatever the thread's state says about either).
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from core import events
 from core.asker import asker_of
 from core.db.engine import Database
+from core.db.schema_errors import is_unmigrated
 from core.messages import Call, calls_of
 from core.run_context import RunContext
 from core.state import AgentState, Decision, ToolsUpdate
 from prompts import confirmation, replies
-from tools import decision_records, retention
+from tools import decision_records, proposal_records, proposals, retention
 from tools.declaration import Tool, ToolArgumentsError, ToolContext
 from tools.registry import ToolRegistry
 
@@ -75,9 +77,13 @@ class Tools:
         )
         deadline = ctx.deadline_for(state.get("deadline"))
         decisions = state.get("decisions", {})
+        # Set by propose when nothing could be proposed (a workspace never migrated).
+        pending_error = (state.get("pending") or {}).get("error", "")
         results = await asyncio.gather(
             *(
-                self._run_one(call, decisions.get(call.id), tool_ctx, ctx, deadline, runtime)
+                self._run_one(
+                    call, decisions.get(call.id), pending_error, tool_ctx, ctx, deadline, runtime
+                )
                 for call in allowed
             )
         )
@@ -102,6 +108,7 @@ class Tools:
         self,
         call: Call,
         decision: Decision | None,
+        pending_error: str,
         tool_ctx: ToolContext,
         ctx: RunContext,
         deadline: float,
@@ -109,7 +116,7 @@ class Tools:
     ) -> _Result:
         runtime.stream_writer(events.tool_call(call.name, call.id, call.args))
         started = time.monotonic()
-        result = await self._execute(call, decision, tool_ctx, ctx, deadline)
+        result = await self._execute(call, decision, pending_error, tool_ctx, ctx, deadline)
         finished = time.monotonic()
         runtime.stream_writer(
             events.tool_result(
@@ -122,6 +129,7 @@ class Tools:
         self,
         call: Call,
         decision: Decision | None,
+        pending_error: str,
         tool_ctx: ToolContext,
         ctx: RunContext,
         deadline: float,
@@ -146,16 +154,23 @@ class Tools:
             except ToolArgumentsError as exc:
                 return _error(f"invalid arguments for {tool.name}: {exc}")
             if decision is None:
-                return _Result(confirmation.not_decided(), "refused")
+                return _undecided(pending_error)
             if decision["decision"] == "reject":
                 text = confirmation.rejected(decision["decided_by"], decision.get("reason", ""))
                 return _Result(text, "rejected")
-            if not await decision_records.is_recorded(
-                tool_ctx.database(), tool_ctx.thread_id, call.id, decision
-            ):
+            try:
+                approved = await self._approved(call, decision, tool_ctx)
+            except SQLAlchemyError as exc:
+                if not is_unmigrated(exc):
+                    raise
+                return _error(replies.workspace_not_migrated())
+            if approved is None:
                 return _Result(confirmation.not_recorded(), "refused")
             raw_args = decision["args"]
-            tool_ctx = replace(tool_ctx, idempotency_key=decision["idempotency_key"])
+            tool_ctx = approved
+            refusal = _refusal(tool, tool_ctx)
+            if refusal:
+                return _Result(replies.tool_not_run(refusal), "refused")
         try:
             args = tool.validate(raw_args)
         except ToolArgumentsError as exc:
@@ -169,7 +184,7 @@ class Tools:
             # The model can adapt to a failed call (other arguments, another tool), so the
             # failure becomes its ToolMessage; the traceback goes to the log.
             logger.warning("tool %s failed", tool.name, exc_info=True)
-            if _unmigrated(exc):
+            if is_unmigrated(exc):
                 return _error(replies.workspace_not_migrated())
             return _error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
         content = json.dumps(data, default=str, ensure_ascii=False)
@@ -191,13 +206,32 @@ class Tools:
                 content = json.dumps(kept, default=str, ensure_ascii=False)
         return _Result(content, "ok")
 
+    async def _approved(
+        self, call: Call, decision: Decision, tool_ctx: ToolContext
+    ) -> ToolContext | None:
+        """The context an approved change runs in: the recorded asker and the recorded key.
 
-def _unmigrated(exc: Exception) -> bool:
-    """Whether a tool failed because the workspace tables were never created."""
-    text = str(exc)
-    return isinstance(exc, SQLAlchemyError) and (
-        "no such table" in text or ("relation" in text and "does not exist" in text)
-    )
+        None when the workspace holds no such proposal, or no such decision on it (one
+        written into the thread's state, e.g. by a raw Command, was never checked by confirm).
+        """
+        db = tool_ctx.database()
+        found = await proposal_records.by_fingerprint(
+            db, tool_ctx.thread_id, decision.get("fingerprint", "")
+        )
+        if found is None or found.proposal["tool_call_id"] != call.id:
+            return None
+        key = proposals.idempotency_key(found.proposal, decision.get("args", {}))
+        if not await decision_records.is_recorded(db, tool_ctx.thread_id, call.id, key, decision):
+            return None
+        asker = found.proposal["actor"]
+        return replace(tool_ctx, user_id=asker, user_role=found.role, idempotency_key=key)
+
+
+def _undecided(pending_error: str) -> _Result:
+    """A change that reached the tools node without a decision."""
+    if pending_error:
+        return _error(pending_error)
+    return _Result(confirmation.not_decided(), "refused")
 
 
 def _refusal(tool: Tool, tool_ctx: ToolContext) -> str | None:

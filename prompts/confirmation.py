@@ -124,3 +124,28 @@ def classify_system(descriptions: Sequence[str]) -> str:
         "different topic, an unclear answer). If you cannot call a tool, answer with that "
         f"one word.\n\nProposed change(s):\n{listed}"
     )
+
+
+def unrecorded() -> str:
+    """A decision on a proposal the workspace has no record of (made up, or from elsewhere)."""
+    return (
+        "That proposal isn't one I recorded in this thread, so it can't be approved; nothing "
+        "was changed. Send a new message to move on."
+    )
+
+
+def not_as_recorded() -> str:
+    """A decision on a proposal the thread's state shows differently from its record."""
+    return (
+        "That proposal was changed after I recorded it, so the decision was not applied and "
+        "nothing was changed. Here it is again as recorded."
+    )
+
+
+def workspace_not_migrated() -> str:
+    """A change proposed or decided on a workspace database that was never migrated."""
+    return (
+        "This change can't be proposed or decided yet: the workspace database is not set up "
+        "(its tables are missing). Run `agentloop db upgrade`, then ask again; nothing was "
+        "changed."
+    )

@@ -49,13 +49,17 @@ async def record(
         await session.commit()
 
 
-async def is_recorded(db: Database, thread_id: str, call_id: str, decision: Decision) -> bool:
-    """Tell whether confirm recorded this decision for this call in this thread."""
+async def is_recorded(
+    db: Database, thread_id: str, call_id: str, key: str, decision: Decision
+) -> bool:
+    """Tell whether confirm recorded this decision for this call in this thread, under `key`.
+
+    `key` is the idempotency key derived from the proposal's record, not the one the
+    thread's state carries.
+    """
     async with db.session() as session:
         found = await session.scalar(
-            select(ConfirmationRecord).where(
-                ConfirmationRecord.decision_key == decision_key(decision)
-            )
+            select(ConfirmationRecord).where(ConfirmationRecord.decision_key == key)
         )
     return (
         found is not None

@@ -20,7 +20,15 @@ from core.state import ConfirmationRequest, Decision, Proposal
 from tools.declaration import Tool, ToolArgumentsError
 
 RefusalReason = Literal[
-    "unreadable", "not_pending", "not_allowed", "expired", "invalid_edit", "incomplete"
+    "unreadable",
+    "not_pending",
+    "not_allowed",
+    "expired",
+    "invalid_edit",
+    "incomplete",
+    "not_recorded",
+    "changed",
+    "unmigrated",
 ]
 
 

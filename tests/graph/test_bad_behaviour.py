@@ -187,9 +187,12 @@ async def test_no_reply_is_silent(open_runner, write_script) -> None:
     assert result.text == ""
 
 
-async def test_mutating_tool_pauses_without_running(open_runner, write_script) -> None:
+async def test_mutating_tool_pauses_without_running(
+    open_runner, write_script, workspace_url
+) -> None:
+    # The proposal is recorded in the workspace before it waits: a migrated one.
     spec = write_script([{"tool_calls": [{"name": "delete_everything", "args": {}}]}])
-    result, history = await turn(open_runner, spec)
+    result, history = await turn(open_runner, spec, database_url=workspace_url)
     assert result.status == "needs_confirmation"
     assert tool_messages(history) == []
     assert result.tool_calls[0].status == "pending_confirmation"
