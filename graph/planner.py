@@ -22,7 +22,7 @@ from nodes.confirm import PlannerConfirm
 from nodes.planner.draft import Draft
 from nodes.planner.finish import Finish
 from nodes.planner.review import Review
-from nodes.planner.start import start
+from nodes.planner.start import Start
 from nodes.planner.step import Step
 from nodes.propose import PlannerPropose
 from nodes.tools import Tools
@@ -40,7 +40,7 @@ def build_planner(
         input_schema=PlannerInput,
         output_schema=PlannerOutput,
     )
-    builder.add_node("start", start)
+    builder.add_node("start", Start(db))
     builder.add_node("draft", Draft(models))
     builder.add_node("review", Review(models))
     builder.add_node("step", Step(registry, models))

@@ -27,6 +27,7 @@ from core.messages import calls_of
 from core.planner_state import PlannerState
 from core.run_context import RunContext
 from core.state import AgentState, ConfirmationRequest, Proposal, ProposeUpdate
+from nodes.planner import resume_point
 from prompts import confirmation
 from tools import proposal_records, proposals
 from tools.declaration import ToolArgumentsError
@@ -132,10 +133,21 @@ class Propose:
 
 
 class PlannerPropose(Propose):
-    """propose inside the planner (annotated with its state, so it reads the planner's keys)."""
+    """propose inside the planner (annotated with its state, so it reads the planner's keys).
+
+    Its records also keep the planner's state: re-run from the thread's waiting checkpoint,
+    LangGraph starts the planner over, and its start resumes from the recorded proposal.
+    """
 
     async def __call__(  # type: ignore[override]
         self, state: PlannerState, runtime: Runtime[RunContext]
     ) -> Command[Literal["confirm", "tools"]]:
         """Record the planner wave's proposals, as the main graph's propose does."""
         return await super().__call__(state, runtime)  # type: ignore[arg-type]
+
+    def _resume_point(self, state: AgentState) -> dict[str, Any]:
+        planner: PlannerState = state  # type: ignore[assignment]
+        calls = planner.get("parent_calls") or []
+        if not calls or not planner.get("parent_run_id"):
+            return {}  # run on its own (no main graph to re-run it), it needs no resume point
+        return {"parent_call_id": calls[0]["id"], "resume_state": resume_point.snapshot(planner)}

@@ -4,10 +4,15 @@ The main graph hands over its last AI message with the create_plan call. Run on 
 Studio thread, an SDK call), the planner also takes a plain human message as the objective,
 as if the person had called create_plan with it (auto_execute); the report answers that
 call. Anything else is refused with a message that says what to send.
+
+Started again for a create_plan call it already proposed a change for (the thread re-run
+from its waiting checkpoint), it resumes where that proposal was recorded instead of
+drafting anew: the re-run shows the same proposal, and asks the model nothing.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any, Literal
 
@@ -16,23 +21,84 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 from pydantic import ValidationError
+from sqlalchemy.exc import SQLAlchemyError
 
 from core import events
 from core.asker import asker_of, stamp
+from core.db.engine import Database
+from core.db.schema_errors import is_unmigrated
 from core.messages import Call, calls_of
 from core.planner_state import PlannerState
 from core.run_context import RunContext
+from core.state import ConfirmationRequest
+from nodes.planner import resume_point
+from tools import proposal_records
 from tools.plan import CreatePlanArgs
+
+logger = logging.getLogger(__name__)
 
 PLAN_TOOL = "create_plan"
 
 
-async def start(
-    state: PlannerState, runtime: Runtime[RunContext]
+class Start:
+    """The planner's start node, bound to the workspace that keeps its recorded proposals."""
+
+    def __init__(self, db: Database | None = None) -> None:
+        self._db = db
+
+    async def __call__(
+        self, state: PlannerState, runtime: Runtime[RunContext]
+    ) -> Command[Literal["draft", "review", "step", "finish", "confirm"]]:
+        """Resume at a recorded proposal, or validate the request and route to its phase."""
+        calls, delegated = _calls(state.get("messages", []))
+        resumed = await self._resumed(runtime, calls[0].id) if delegated else None
+        return resumed or _fresh(state, runtime, calls, delegated)  # type: ignore[return-value]
+
+    async def _resumed(
+        self, runtime: Runtime[RunContext], parent_call_id: str
+    ) -> Command[Literal["confirm"]] | None:
+        """The planner's state at the last change it proposed for this call, waiting again."""
+        if self._db is None:
+            return None
+        thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
+        try:
+            wave = await proposal_records.latest_for_plan(self._db, thread_id, parent_call_id)
+        except SQLAlchemyError as exc:
+            if not is_unmigrated(exc):
+                raise
+            return None  # nothing can have been recorded; propose says how to set it up
+        if not wave or wave[0].resume_state is None:
+            return None
+        messages, progress = resume_point.restore(wave[0].resume_state)
+        proposals = [r.proposal for r in wave]
+        run_id = str(progress.get("run_id", ""))
+        request = ConfirmationRequest(
+            type="confirmation",
+            run_id=run_id,
+            turn_run_id=str(progress.get("parent_run_id") or run_id),
+            actor=proposals[0]["actor"],
+            expires_at=min(p["expires_at"] for p in proposals),
+            proposals=proposals,
+        )
+        objective = str((progress.get("request") or {}).get("objective", ""))
+        runtime.stream_writer(events.agent_state("executing_plan", objective))
+        update: dict[str, Any] = {
+            **progress,
+            "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *messages],
+            "pending": request,
+            "decisions": {},
+            "cap": None,
+            "status": "completed",
+            "error": "",
+        }
+        return Command(goto="confirm", update=update)
+
+
+def _fresh(
+    state: PlannerState, runtime: Runtime[RunContext], calls: list[Call], delegated: bool
 ) -> Command[Literal["draft", "review", "step", "finish"]]:
     """Validate the request, pick up a stored draft, and route to the first phase."""
     ctx = runtime.context
-    calls, delegated = _calls(state.get("messages", []))
     asker = asker_of(state, ctx)
     update: dict[str, Any] = {
         "run_id": str(uuid.uuid4()),
