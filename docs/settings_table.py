@@ -41,7 +41,7 @@ def rows() -> list[tuple[str, str, str]]:
     for name, field in Settings.model_fields.items():
         section = field.annotation
         if isinstance(section, type) and issubclass(section, BaseModel):
-            prefix = str(field.validation_alias)
+            prefix = str(field.validation_alias or f"AGENTLOOP_{name.upper()}")
             for sub_name, sub in section.model_fields.items():
                 out.append(_row(_names(sub_name, sub, f"{prefix}_"), sub))
         else:
@@ -64,6 +64,8 @@ def _names(name: str, field: FieldInfo, prefix: str) -> list[str]:
         if choices[0].isupper():
             return choices
         return [f"{prefix}{c.upper()}" for c in choices]
+    if isinstance(alias, str):
+        return [alias]
     return [f"{prefix}{name.upper()}"]
 
 

@@ -162,9 +162,12 @@ def environment_names() -> list[str]:
         alias = field.validation_alias
         section = field.annotation
         if isinstance(section, type) and issubclass(section, BaseModel):
-            names += [f"{alias}_{sub.upper()}" for sub in section.model_fields]
+            prefix = alias or f"AGENTLOOP_{name.upper()}"
+            names += [f"{prefix}_{sub.upper()}" for sub in section.model_fields]
         elif isinstance(alias, AliasChoices):
             names.append(str(alias.choices[0]))
+        elif isinstance(alias, str):
+            names.append(alias)
         else:
             names.append(f"AGENTLOOP_{name.upper()}")
     return names
