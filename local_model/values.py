@@ -125,7 +125,7 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
 
 
 def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
-    """A text value as written on its own, capitalized.
+    """A text value as written on its own, capitalized unless it is only a time ("next weekend").
 
     Another argument's value after a joining word at its end goes ("refresh the images for
     Acme" next to client Acme).
@@ -134,7 +134,9 @@ def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
         found = re.search(rf"\s+(\w+)\s+{re.escape(other)}$", value, re.IGNORECASE)
         if found and found.group(1).casefold() in JOINING_WORDS:
             value = value[: found.start()]
-    return value[:1].upper() + value[1:] if " " in value else value
+    if " " not in value or time_words(value) == [(0, len(value))]:
+        return value
+    return value[:1].upper() + value[1:]
 
 
 def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
