@@ -1,4 +1,8 @@
-"""The planner subgraph's state, its report contract and the plans a thread keeps."""
+"""The planner subgraph's state, its report contract, and the events it streams.
+
+The plans themselves (`PlanRecord`) are thread state, kept in `core.state` beside the other
+things a thread carries; this module imports them from there.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,7 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict  # the server's schemas need it on Python 3.11
 
-from core.plans import PlanRecord, merge_plans
-from core.state import AskerRecord, ConfirmationRequest, Decision
+from core.state import AskerRecord, ConfirmationRequest, Decision, PlanRecord, merge_plans
 
 PlannerStatus = Literal["completed", "blocked", "failed"]
 
@@ -82,3 +85,35 @@ class PlannerState(TypedDict, total=False):
     cap: str | None
     status: PlannerStatus
     error: str
+
+
+# The events the planner streams while it drafts, reviews and carries out a plan.
+
+
+def _event(kind: str, plan_id: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, "plan_id": plan_id, **fields}
+
+
+def plan_created(plan_id: str, steps: list[str], mode: str, version: int) -> dict[str, Any]:
+    """A plan was drafted (or revised)."""
+    return _event("plan_created", plan_id, steps=steps, execution_mode=mode, version=version)
+
+
+def plan_ready_for_review(plan_id: str, steps: list[str]) -> dict[str, Any]:
+    """A draft waits for the person (draft_only)."""
+    return _event("plan_ready_for_review", plan_id, steps=steps)
+
+
+def plan_review(plan_id: str, verdict: str, notes: str) -> dict[str, Any]:
+    """The reviewer's verdict on a plan (agent_review)."""
+    return _event("plan_review", plan_id, verdict=verdict, notes=notes)
+
+
+def step_start(plan_id: str, index: int, step: str) -> dict[str, Any]:
+    """The planner began a step (1-based index)."""
+    return _event("step_start", plan_id, index=index, step=step)
+
+
+def step_complete(plan_id: str, index: int, note: str) -> dict[str, Any]:
+    """The planner finished a step."""
+    return _event("step_complete", plan_id, index=index, note=note)

@@ -16,8 +16,6 @@ from langgraph.graph.message import add_messages
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
-from core.plans import PlanRecord, merge_plans
-
 OPENING_NODES = ("guard", "gather")
 """The nodes that open a turn, side by side in one step: guard screens the message while
 gather collects the sources for it; act starts once both are done (unless guard answered)."""
@@ -89,6 +87,30 @@ class ConfirmationRequest(TypedDict, total=False):
     proposals: list[Proposal]
     error: str
     """Set when the previous decision was refused: what to do instead."""
+
+
+ExecutionMode = Literal["auto_execute", "draft_only", "agent_review"]
+PlanStatus = Literal["drafted", "pending_review", "rejected", "needs_changes", "executed"]
+
+
+class PlanRecord(TypedDict):
+    """A plan the thread keeps: a draft waits here for "run it" or a revision."""
+
+    plan_id: str
+    objective: str
+    steps: list[str]
+    execution_mode: ExecutionMode
+    status: PlanStatus
+    version: int
+    requested_outputs: list[str]
+    priority_entities: list[str]
+
+
+def merge_plans(
+    current: dict[str, PlanRecord] | None, update: dict[str, PlanRecord] | None
+) -> dict[str, PlanRecord]:
+    """Reducer: plans are added or replaced by id, never dropped by a partial update."""
+    return {**(current or {}), **(update or {})}
 
 
 class AgentState(TypedDict, total=False):

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from core.plans import ExecutionMode
+from core.state import ExecutionMode
 from tools.declaration import ToolContext, declare
 
 

@@ -9,10 +9,10 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from core import plan_events
 from core.models import ModelResolver
-from core.planner_state import PlannerState, PlanRecord
+from core.planner_state import PlannerState, plan_created, plan_ready_for_review
 from core.run_context import RunContext
+from core.state import PlanRecord
 from nodes.planner.model_json import reply_json
 from nodes.planner.prompting import PlannerModel, plan_listing
 from prompts.system import section
@@ -60,12 +60,10 @@ class Draft:
             requested_outputs=list(request.get("requested_outputs", [])),
             priority_entities=list(request.get("priority_entities", [])),
         )
-        runtime.stream_writer(
-            plan_events.plan_created(plan["plan_id"], steps, mode, plan["version"])
-        )
+        runtime.stream_writer(plan_created(plan["plan_id"], steps, mode, plan["version"]))
         update = {"plan": plan, "plans": {plan["plan_id"]: plan}}
         if mode == "draft_only":
-            runtime.stream_writer(plan_events.plan_ready_for_review(plan["plan_id"], steps))
+            runtime.stream_writer(plan_ready_for_review(plan["plan_id"], steps))
             return Command(goto="finish", update={**update, "status": "blocked"})
         return Command(goto="review" if mode == "agent_review" else "step", update=update)
 

@@ -8,9 +8,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from core import plan_events
 from core.models import ModelResolver
-from core.planner_state import PlannerState
+from core.planner_state import PlannerState, plan_review
 from core.run_context import RunContext
 from nodes.planner.model_json import reply_json
 from nodes.planner.prompting import PlannerModel, plan_listing
@@ -46,7 +45,7 @@ class Review:
         if verdict not in VERDICTS:
             # An unreadable review approves nothing.
             verdict, notes = "needs_changes", f"the review could not be read: {reply.text[:200]}"
-        runtime.stream_writer(plan_events.plan_review(plan["plan_id"], verdict, notes))
+        runtime.stream_writer(plan_review(plan["plan_id"], verdict, notes))
         review = {"verdict": verdict, "notes": notes}
         if verdict == "approved":
             return Command(goto="step", update={"review": review})

@@ -9,9 +9,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from core import events, plan_events
+from core import events
 from core.models import ModelResolver
-from core.planner_state import PlannerState
+from core.planner_state import PlannerState, step_complete, step_start
 from core.run_context import RunContext
 from nodes.planner.prompting import PlannerModel, plan_listing
 from prompts import replies
@@ -38,7 +38,7 @@ class Step:
         new: list[AnyMessage] = []
         if not isinstance(state["messages"][-1], ToolMessage):
             step = plan["steps"][index]
-            runtime.stream_writer(plan_events.step_start(plan["plan_id"], index + 1, step))
+            runtime.stream_writer(step_start(plan["plan_id"], index + 1, step))
             runtime.stream_writer(events.agent_state("executing_plan", f"step {index + 1}"))
             total = len(plan["steps"])
             new.append(HumanMessage(content=f"Step {index + 1} of {total}: {step}"))
@@ -60,7 +60,7 @@ class Step:
         if reply.tool_calls or reply.invalid_tool_calls:
             return {"messages": [*new, reply]}
         note = reply.text.strip()
-        runtime.stream_writer(plan_events.step_complete(plan["plan_id"], index + 1, note))
+        runtime.stream_writer(step_complete(plan["plan_id"], index + 1, note))
         return {
             "messages": [*new, reply],
             "step_index": index + 1,
