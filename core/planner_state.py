@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # the server's schemas need it on Python 3.11
 
 from core.state import AskerRecord, ConfirmationRequest, Decision, PlanRecord, merge_plans
@@ -41,8 +41,17 @@ class PlannerResult(BaseModel):
     review: dict[str, str] | None = None
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
+class PlannerRequest(TypedDict):
+    """What a person sends the planner served on its own: a message (Studio's input form)."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The objective as a human message, or the main graph's form: an AI message calling
+    create_plan, last."""
+
+
 class PlannerInput(TypedDict, total=False):
-    """What the planner reads from the main graph."""
+    """What the planner reads from the main graph, as its subgraph node."""
 
     messages: Annotated[list[AnyMessage], add_messages]
     plans: Annotated[dict[str, PlanRecord], merge_plans]

@@ -8,13 +8,14 @@ shows it as a subgraph and its interrupts and checkpoints live under the main th
 from __future__ import annotations
 
 import functools
+from typing import TypeVar
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from core.db.engine import Database
 from core.models import ModelResolver
-from core.planner_state import PlannerInput, PlannerOutput, PlannerState
+from core.planner_state import PlannerInput, PlannerOutput, PlannerRequest, PlannerState
 from core.run_context import RunContext
 from graph.routing import route_after_planner_tools, route_after_step
 from graph.served import served_database, served_models
@@ -28,16 +29,28 @@ from nodes.propose import PlannerPropose
 from nodes.tools import Tools
 from tools.registry import ToolRegistry, default_registry
 
+_Input = TypeVar("_Input", PlannerInput, PlannerRequest)
+
 
 def build_planner(
     models: ModelResolver, db: Database, registry: ToolRegistry | None = None
 ) -> StateGraph[PlannerState, RunContext, PlannerInput, PlannerOutput]:
-    """Return the uncompiled planner graph over the same tools and policy as the main one."""
+    """Return the uncompiled planner graph over the same tools and policy as the main one.
+
+    As the main graph's node it reads the main graph's state it needs (`PlannerInput`): the
+    turn's run, deadline and asker, and the thread's plans.
+    """
+    return _planner(models, db, registry, PlannerInput)
+
+
+def _planner(
+    models: ModelResolver, db: Database, registry: ToolRegistry | None, request: type[_Input]
+) -> StateGraph[PlannerState, RunContext, _Input, PlannerOutput]:
     registry = default_registry() if registry is None else registry
     builder = StateGraph(
         PlannerState,
         context_schema=RunContext,
-        input_schema=PlannerInput,
+        input_schema=request,
         output_schema=PlannerOutput,
     )
     builder.add_node("start", Start(db))
@@ -58,10 +71,13 @@ def build_planner(
 
 @functools.cache
 def make_planner_graph() -> CompiledStateGraph[
-    PlannerState, RunContext, PlannerInput, PlannerOutput
+    PlannerState, RunContext, PlannerRequest, PlannerOutput
 ]:
     """Compile the planner on its own (Studio/Server), once per process.
 
-    It shares the agent graph's model resolver and workspace database (`graph.served`).
+    A caller sends it a message (`PlannerRequest`); the rest of its state is its own, kept
+    in the thread. It shares the agent graph's model resolver and workspace database
+    (`graph.served`).
     """
-    return build_planner(served_models(), served_database()).compile(name="planner")
+    served = _planner(served_models(), served_database(), None, PlannerRequest)
+    return served.compile(name="planner")

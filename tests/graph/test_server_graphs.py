@@ -80,18 +80,31 @@ async def test_the_planner_graph_alone_returns_the_report_contract(
         "args": {"objective": "Review Thorinox", "execution_mode": "draft_only"},
     }
     out = await planner.ainvoke(
-        {
-            "messages": [HumanMessage("plan it"), AIMessage("", tool_calls=[call])],
-            "run_id": "parent-run",
-        },
+        {"messages": [HumanMessage("plan it"), AIMessage("", tool_calls=[call])]},
         context=RunContext(),
     )
     [message] = out["messages"]
     assert isinstance(message, ToolMessage) and message.tool_call_id == "c1"
     result = PlannerResult.model_validate_json(message.text)
-    assert result.parent_run_id == "parent-run" and result.status == "blocked"
+    assert result.parent_run_id == "" and result.status == "blocked"
     assert result.plan is not None and result.plan["steps"] == steps
     assert set(out["plans"]) == {result.plan["plan_id"]}
+
+
+def test_each_served_graph_takes_only_a_message(served) -> None:
+    # Studio draws its input form from this: what a person sends, not the graph's state.
+    for entry in GRAPHS.values():
+        inputs = load(entry)().get_input_jsonschema()
+        assert set(inputs["properties"]) == {"messages"}, entry
+        assert inputs["required"] == ["messages"], entry
+
+
+def test_the_planner_node_still_reads_the_turn_from_the_main_graph(served) -> None:
+    agent = load(GRAPHS["agent"])()
+    [planner] = [graph for name, graph in agent.get_subgraphs() if name == "planner"]
+    assert {"messages", "plans", "run_id", "deadline", "turn_start_id", "asker"} == set(
+        planner.get_input_jsonschema()["properties"]
+    )
 
 
 def test_every_schema_the_server_builds_works_on_this_python(served) -> None:

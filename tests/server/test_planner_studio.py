@@ -64,14 +64,14 @@ async def test_the_main_graphs_form_still_works(dev_server: DevServer, write_scr
         "messages": [
             {"type": "human", "content": "plan the review first"},
             {"type": "ai", "content": "", "tool_calls": [call]},
-        ],
-        "run_id": "parent-run",
+        ]
     }
     out = await run_planner(dev_server, graph_input, write_script([DRAFT]))
     assert isinstance(out, dict) and "__error__" not in out, out
     message, result = report_of(out)
     assert message["tool_call_id"] == "call_plan"
-    assert result.status == "blocked" and result.parent_run_id == "parent-run"
+    # Served alone, the planner has no parent run: its input is the messages only.
+    assert result.status == "blocked" and result.parent_run_id == ""
     assert result.plan is not None and result.plan["status"] == "pending_review"
     assert result.plan["steps"] == STEPS
 

@@ -98,7 +98,9 @@ async def test_the_planner_schemas_are_served(dev_server: DevServer) -> None:
     schemas = await schemas_of(dev_server, "planner")
     inputs, outputs = schemas["input_schema"], schemas["output_schema"]
     assert inputs is not None and outputs is not None
-    assert {"messages", "plans"} <= set(inputs["properties"])
+    # Studio's input form holds what a person sends (as the agent's does), not the state.
+    assert set(inputs["properties"]) == {"messages"} and inputs["required"] == ["messages"]
+    assert inputs["properties"]["messages"].get("description")
     assert set(outputs["properties"]) == {"messages", "plans"}
     assert {"HumanMessage", "AIMessage"} <= message_kinds(inputs["properties"]["messages"])
     # A stored plan's record (a TypedDict inside the state) is part of the schema too.
