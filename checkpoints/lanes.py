@@ -30,7 +30,7 @@ from typing import Any
 import psycopg
 from psycopg import pq
 
-from checkpoints.pool_check import RecentUseCheck
+from core.db.stale_check import RecentUseCheck
 from core.settings import Settings
 
 logger = logging.getLogger(__name__)

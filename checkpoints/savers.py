@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
-from checkpoints.pool_check import RecentUseCheck
+from core.db.stale_check import RecentUseCheck
 from core.settings import Settings
 
 READS_KEPT = 2

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from sqlalchemy import event
-from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -17,6 +15,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from core.db.stale_check import check_on_checkout
 from core.settings import Settings
 
 Dialect = Literal["sqlite", "postgresql"]
@@ -82,33 +81,8 @@ def open_database(settings: Settings) -> Database:
             max_overflow=settings.database_max_overflow,
             connect_args={"options": "-c random_page_cost=1.1"},
         )
-        # SQLAlchemy's pre-ping would ping on every checkout; a connection back in the pool
-        # for less than FRESH_S is lent as it is (see `_ping_if_stale`).
-        event.listen(engine.sync_engine, "checkin", _note_checkin)
-        event.listen(engine.sync_engine, "checkout", _ping_if_stale)
+        check_on_checkout(engine)
     return Database(engine)
-
-
-FRESH_S = 0.25
-"""How long after its return a pooled connection is lent without a ping."""
-
-
-def _note_checkin(dbapi_connection: Any, record: Any) -> None:
-    record.info["returned_at"] = time.monotonic()
-
-
-def _ping_if_stale(dbapi_connection: Any, record: Any, proxy: Any) -> None:
-    """Ping a connection idle long enough to have been dropped; a dead one is replaced."""
-    returned = record.info.get("returned_at")
-    if returned is not None and time.monotonic() - returned <= FRESH_S:
-        return
-    try:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("SELECT 1")
-        cursor.close()
-    except Exception as exc:
-        # The pool retries the checkout with a new connection.
-        raise DisconnectionError(f"stale connection: {exc}") from exc
 
 
 def _sqlite_pragmas(dbapi_connection: object, _: object) -> None:

@@ -47,7 +47,7 @@ async def test_health_is_503_with_a_reason_when_the_database_refuses(
         assert len(body["reason"]) <= 200
         await proxy.up()
         # Back within moments: a pooled connection the outage broke is discarded on its
-        # first use (one returned less than FRESH_S before is lent unchecked).
+        # first use (one lent less than FRESH_S before is lent again unchecked).
         deadline = time.monotonic() + 5
         while (await get_health(slack.url))[0] != 200:
             assert time.monotonic() < deadline, "health never recovered"
