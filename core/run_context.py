@@ -50,8 +50,9 @@ class RunContext(BaseModel):
     """What kind of work this is; adds its guidance to the system prompt."""
     model: str | None = None
     """Model spec (openai:<model>, local, scripted:<file>); empty: the deployment's default."""
-    today: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
-    """ISO date the run treats as today; empty: today in the deployment's time zone."""
+    today: date | None = None
+    """The date the run treats as today (YYYY-MM-DD); empty: today in the deployment's time
+    zone."""
 
     # The deployment's values: filled from `Settings`, never part of Studio's form.
     timezone: SkipJsonSchema[str] = _deployment("timezone")
@@ -89,9 +90,7 @@ class RunContext(BaseModel):
 
     def run_date(self) -> date:
         """Return the date the run treats as today."""
-        if self.today:
-            return date.fromisoformat(self.today)
-        return datetime.now(ZoneInfo(self.timezone)).date()
+        return self.today or datetime.now(ZoneInfo(self.timezone)).date()
 
     def deadline_for(self, turn_deadline: float | None) -> float:
         """Return when the work of this invocation must end.
