@@ -15,7 +15,7 @@ from app.slack.listeners import register_all
 from app.slack.startup import BotIdentity
 from app.slack.turn_loop import TurnLoop
 from app.slack.web_api import web_client
-from core.settings import SlackSection
+from core.settings_sections import SlackSection
 
 if TYPE_CHECKING:
     from app.slack.conversations import Conversations

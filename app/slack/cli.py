@@ -14,7 +14,8 @@ from app.slack.runtime import open_slack
 from app.slack.startup import SlackConfigError, check_app_token
 from app.slack.web_api import web_client
 from core.observability import logs
-from core.settings import ConfigurationError, Settings, SlackSection, load_settings
+from core.settings import ConfigurationError, Settings, load_settings
+from core.settings_sections import SlackSection
 
 logger = logging.getLogger(__name__)
 err = Console(stderr=True, soft_wrap=True)

@@ -28,7 +28,7 @@ from app.slack.thread_context import earlier_messages, with_earlier_messages
 from app.slack.threads import SlackThread
 from checkpoints.lanes import Lanes
 from core.asker import Asker
-from core.settings import SlackSection
+from core.settings_sections import SlackSection
 from graph.runner import Runner, TurnRequest, TurnResult
 from tools import proposals
 from tools.proposals import ConfirmationRequest

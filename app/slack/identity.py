@@ -6,7 +6,7 @@ from sqlalchemy import select
 
 from core.db.engine import Database
 from core.db.models import TeamMember
-from core.settings import SlackSection
+from core.settings_sections import SlackSection
 
 
 class Roles:

@@ -37,7 +37,8 @@ from checkpoints.lanes import Lanes
 from core.db.engine import Database, open_database
 from core.heap import frozen_startup
 from core.models import ModelResolver
-from core.settings import Settings, SlackSection
+from core.settings import Settings
+from core.settings_sections import SlackSection
 from graph.runner import Runner
 
 __all__ = ["SlackConfigError", "SlackRuntime", "open_slack"]

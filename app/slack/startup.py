@@ -13,7 +13,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from core.models import ModelConfigError, ModelResolver
-from core.settings import Settings, SlackSection
+from core.settings import Settings
+from core.settings_sections import SlackSection
 
 
 class SlackConfigError(ValueError):

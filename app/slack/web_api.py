@@ -12,7 +12,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from core.settings import SlackSection
+from core.settings_sections import SlackSection
 
 
 def web_client(slack: SlackSection, token: str | None) -> AsyncWebClient:

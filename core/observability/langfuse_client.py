@@ -10,7 +10,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.trace import Tracer
 
 from core.observability.masking import Masker
-from core.settings import LangfuseSection
+from core.settings_sections import LangfuseSection
 
 TRACER_NAME = "agentloop"
 """The scope of the spans the agent makes itself (a tool call, timed after it ran)."""

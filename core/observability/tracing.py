@@ -14,7 +14,8 @@ from langfuse import Langfuse, propagate_attributes
 
 from core.observability.langfuse_client import Exporter, exporter_for
 from core.observability.run_trace import RunTrace
-from core.settings import LangfuseSection, Settings
+from core.settings import Settings
+from core.settings_sections import LangfuseSection
 
 
 def trace_id_for(root_run_id: str) -> str:

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from core.observability.tracing import Tracing
-from core.settings import LangfuseSection, Settings
+from core.settings import Settings
+from core.settings_sections import LangfuseSection
 from graph.runner import Runner, TurnRequest
 from tests.support.otlp_receiver import OtlpReceiver, tracing_to
 

@@ -16,7 +16,8 @@ from aiohttp import web
 from app.slack.runtime import SlackRuntime, open_slack
 from checkpoints.savers import setup_checkpointer
 from core.db.engine import open_database
-from core.settings import Settings, SlackSection
+from core.settings import Settings
+from core.settings_sections import SlackSection
 from tests.support.slack_api import MockSlackApi
 from tests.support.slack_sender import SlackSender
 

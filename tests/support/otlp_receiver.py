@@ -14,7 +14,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from core.observability.tracing import Tracing
-from core.settings import LangfuseSection
+from core.settings_sections import LangfuseSection
 
 TRACES_PATH = "/api/public/otel/v1/traces"
 
