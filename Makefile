@@ -35,7 +35,7 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-## Print the Mermaid diagram of the compiled graph (the README's architecture section).
+## Print the Mermaid diagram of the compiled graph (the README's "The graph" section).
 diagram: $(STAMP)
 	@$(PY) -c "from graph.builder import make_graph; print(make_graph().get_graph().draw_mermaid())"
 

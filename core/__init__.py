@@ -1,5 +1,6 @@
 """The ground floor every layer uses.
 
-Settings, run context and state schema, events, limits, the planner's state and events, the
-workspace database, model providers and observability.
+Settings (with their Langfuse, Slack and server sections), the run context, the asker, state
+schema, the planner's state, report and events, run events, limits, message and text
+helpers, the workspace database, model providers and observability.
 """

@@ -1,5 +1,5 @@
 """Context management before each model call.
 
-The history pipeline (turn limit, pruning, pairing repair) and compaction with its memory
-flush.
+The history pipeline (turn limit, pruning, pairing repair), where the running turn starts,
+and compaction with its memory flush.
 """
