@@ -59,7 +59,7 @@ SETTLE_S = BATCH_EVERY_S + 0.1
 """After each block: the audit's batch and any checkpoint saved in the background land."""
 LANE_HOLDS = 200
 TARGET = 2.0
-"""CPU per text turn at most this many times the baseline's (the README's target)."""
+"""CPU per text turn at most this many times the baseline's (docs/performance.md's target)."""
 BASELINE = "create_agent + AsyncPostgresSaver"
 STOCK = "AsyncPostgresSaver, lock → semaphore"
 OURS = "this project's saver"

@@ -33,7 +33,8 @@ from checkpoints.savers import setup_checkpointer
 from core.db.engine import open_database
 from core.db.migrate import upgrade
 from core.db.seed import seed_demo
-from core.settings import Settings, SlackSection
+from core.settings import Settings
+from core.settings_sections import SlackSection
 from tests.support.slack_api_process import RemoteSlackApi
 from tests.support.slack_sender import SlackSender, mention, signed_headers
 

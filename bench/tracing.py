@@ -28,7 +28,8 @@ from core.db.migrate import upgrade
 from core.models import ModelResolver
 from core.models.scripted import ScriptedChatModel
 from core.observability.tracing import Tracing
-from core.settings import LangfuseSection, Settings
+from core.settings import Settings
+from core.settings_sections import LangfuseSection
 from graph.runner import Runner, TurnRequest
 from tests.support.otlp_receiver import OtlpReceiver
 from tools.registry import ToolRegistry
