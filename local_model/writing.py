@@ -13,30 +13,11 @@ from langchain_core.utils.json_schema import dereference_refs
 
 from local_model.conversation import Turn
 from local_model.grammar import call_grammar, read_call, tool_call
+from local_model.intent import TEXTS
 from local_model.replies import ask_for
 from local_model.values import as_span, fill, tidied, weak
 
 ARGS_MAX_TOKENS = 160
-_RULE = (
-    "Write the call for the person's message: copy names, dates and numbers from it; "
-    "leave out optional arguments it does not give."
-)
-_EXAMPLE = (
-    {
-        "role": "user",
-        "content": "Tool: add_todo: Add a to-do to a team's list.\nArguments:\n"
-        "- team: team name, e.g. Sales\n- title: the work to do, e.g. Call the printer\n"
-        "- owner (optional): who does it\n"
-        "Message: add a to-do for Sales to book the venue for the spring party",
-    },
-    {
-        "role": "assistant",
-        "content": '{"tool": "add_todo", "args": {"team": "Sales", '
-        '"title": "book the venue for the spring party"}}',
-    },
-)
-"""One worked call of a made-up tool: the format, and a title copied whole."""
-
 Complete = Callable[[str, Any, int], str]
 """Runs the model on a prompt under a grammar, up to a number of tokens."""
 
@@ -107,10 +88,12 @@ def _prompt(function: dict[str, Any], turn: Turn) -> str:
             f"- {arg}{'' if arg in required else ' (optional)'}" + (f": {about}" if about else "")
         )
     lines.append(f"Message: {turn.ask}")
+    call = TEXTS["call"]
     chat = [
-        {"role": "system", "content": _RULE},
-        *_EXAMPLE,
-        {"role": "user", "content": "\n".join(lines)},
+        ("system", call["rule"]),
+        ("user", call["example"]),
+        ("assistant", call["example_call"]),
+        ("user", "\n".join(lines)),
     ]
-    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in chat)
+    turns = "".join(f"<|im_start|>{role}\n{content}<|im_end|>\n" for role, content in chat)
     return f"{turns}<|im_start|>assistant\n"
