@@ -20,9 +20,8 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
-from local_model.conversation import ASKED, Turn, read_turn
+from local_model.conversation import ASKED, read_turn
 from local_model.decide import Decider, Hints, summary
-from local_model.replies import shown
 from local_model.writing import write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
@@ -106,8 +105,6 @@ class LocalChatModel(BaseChatModel):
                 call, text = write_call(
                     step.tool, turn, hints.mentions, summary(step.tool), self._completer(usage)
                 )
-            if call is not None and choice in (None, "auto") and _answered(call, turn):
-                call, text = None, shown(turn.now.results[-1])
         asked = step.asked
         if step.tool is not None and call is None and not step.asked:
             asked = (step.tool["function"]["name"],)
@@ -155,11 +152,3 @@ def _choice(tool_choice: Any) -> str | None:
         name = tool_choice.get("function", tool_choice).get("name")
         return str(name) if name else "required"
     return str(tool_choice)
-
-
-def _answered(call: dict[str, Any], turn: Turn) -> bool:
-    """Whether this turn already has the result of the same call (no call repeats)."""
-    done = {r.name for r in turn.now.results}
-    return any(
-        c.name == call["name"] and c.args == call["args"] and c.name in done for c in turn.now.calls
-    )

@@ -86,18 +86,17 @@ class Turn:
 
 def read_turn(messages: Sequence[BaseMessage]) -> Turn:
     """Split the conversation into the current exchange and the previous one."""
-    asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)][-2:]
     if not asks:
-        return Turn(_exchange("", list(messages)), None)
-    now = _exchange(str(messages[asks[-1]].text), list(messages[asks[-1] + 1 :]))
-    if len(asks) < 2:
-        return Turn(now, None)
-    return Turn(
-        now, _exchange(str(messages[asks[-2]].text), list(messages[asks[-2] + 1 : asks[-1]]))
-    )
+        return Turn(_exchange("", messages), None)
+    ends = [*asks[1:], len(messages)]
+    found = [
+        _exchange(messages[a].text, messages[a + 1 : e]) for a, e in zip(asks, ends, strict=True)
+    ]
+    return Turn(found[-1], found[0] if len(found) == 2 else None)
 
 
-def _exchange(ask: str, messages: list[BaseMessage]) -> Exchange:
+def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:
     names: dict[str, str] = {}
     calls, results, asked = [], [], []
     for message in messages:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from local_model.conversation import Turn
 from local_model.intent import SMALL_TALK, Intents
@@ -82,6 +82,14 @@ def asks_to_know(message: str) -> bool:
     )
 
 
+class _Offer(NamedTuple):
+    """A step's conversation, the offered tools by name, and the hints."""
+
+    turn: Turn
+    by_name: dict[str, dict[str, Any]]
+    hints: Hints
+
+
 class Decider:
     """Chooses each step of a turn."""
 
@@ -97,7 +105,8 @@ class Decider:
         if choice in by_name:
             return Step(tool=by_name[str(choice)], why="tool_choice")
         may_reply = choice != "required"
-        ranked = self._rank(turn, by_name, hints, may_reply)
+        offer = _Offer(turn, by_name, hints)
+        ranked = self._rank(offer, may_reply)
         if not ranked:
             return Step(
                 reply=shown(turn.now.results[-1]) if turn.now.results else "", why="no tool"
@@ -105,7 +114,7 @@ class Decider:
         if not may_reply:
             return Step(tool=by_name[ranked[0][0]], why=f"required: {ranked[0][1]:.2f}")
         if turn.now.results:
-            return self._after(turn, ranked, by_name, hints)
+            return self._after(offer, ranked)
         (best, p1), (second, p2) = ranked[0], ranked[1] if len(ranked) > 1 else ("", 0.0)
         if best not in by_name:
             return Step(reply=small_talk(best, hints.abilities), why=f"small talk: {best} {p1:.2f}")
@@ -117,16 +126,11 @@ class Decider:
         if best in hints.changing and p1 < SURE_OF_CHANGE:
             why = f"unsure of a change: {best} {p1:.2f}"
             return Step(reply=which_of(options), why=why, asked=pair)
-        return self._toward(turn, best, ranked, by_name, hints, f"{best} {p1:.2f}")
+        return self._toward(offer, best, ranked, f"{best} {p1:.2f}")
 
-    def _after(
-        self,
-        turn: Turn,
-        ranked: list[tuple[str, float]],
-        by_name: dict[str, dict[str, Any]],
-        hints: Hints,
-    ) -> Step:
+    def _after(self, offer: _Offer, ranked: list[tuple[str, float]]) -> Step:
         """After a result: its tool's own words, or the next call the message asked for."""
+        turn, by_name, hints = offer
         latest = turn.now.results[-1]
         goal = ranked[0][0] if ranked[0][0] in by_name else ""
         if latest.failed and latest.name in hints.readers:
@@ -147,16 +151,9 @@ class Decider:
             return Step(reply=question, why=f"{goal} lacks {missing}", asked=(goal,))
         return Step(reply=shown(latest), why="result")
 
-    def _toward(
-        self,
-        turn: Turn,
-        name: str,
-        ranked: list[tuple[str, float]],
-        by_name: dict[str, dict[str, Any]],
-        hints: Hints,
-        why: str,
-    ) -> Step:
+    def _toward(self, offer: _Offer, name: str, ranked: list[tuple[str, float]], why: str) -> Step:
         """Call `name`, or first a date reader when it needs dates the turn does not hold."""
+        turn, by_name, hints = offer
         tool = by_name[name]
         parameters = _parameters(tool)
         dated = date_arguments(parameters)
@@ -172,10 +169,9 @@ class Decider:
             return Step(reply=question, why=why, asked=(name,))
         return Step(tool=tool, why=why)
 
-    def _rank(
-        self, turn: Turn, by_name: dict[str, dict[str, Any]], hints: Hints, may_reply: bool
-    ) -> list[tuple[str, float]]:
+    def _rank(self, offer: _Offer, may_reply: bool) -> list[tuple[str, float]]:
         """The offered tools (and kinds of small talk) by probability for the message."""
+        turn, by_name, hints = offer
         classes: dict[str, tuple[str, ...]] = {
             name: (*hints.examples.get(name, ()), summary(tool)) for name, tool in by_name.items()
         }

@@ -23,14 +23,10 @@ def call_grammar(
     choices: Mapping[str, Sequence[Any]],
     taken: Sequence[str] = (),
 ) -> Any:
-    """The GBNF grammar of one call of `name` whose arguments take only `choices`.
+    """The GBNF grammar of one call of `name` (argument schema `parameters`).
 
-    Args:
-        name: The tool.
-        parameters: Its argument schema.
-        choices: For each argument written, the values it may take; arguments not named
-            here are left out.
-        taken: Optional arguments the call must write all the same.
+    Each argument in `choices` may take only the values listed there; others are left out.
+    The optional arguments in `taken` are written all the same.
     """
     from llama_cpp.llama_grammar import LlamaGrammar
 

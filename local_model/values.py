@@ -79,8 +79,7 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
             about = str(prop.get("description") or "")
             times = [turn.ask[a:b] for a, b in time_words(turn.ask)] if says_when(about) else []
             texts = times or _texts(arg, about, arg in required, turn, mentions, now, before)
-            least = _least_words(about)
-            choices = [t for t in texts if _fits(t, options) and len(t.split()) >= least]
+            choices = [t for t in texts if _fits(t, options)]
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(_said(str(c), turn.ask) for c in choices):
@@ -114,16 +113,8 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
     return {**args, rest[0]: after.isoformat()}
 
 
-def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
-    """A text value as written on its own, capitalized unless it is only a time ("next weekend").
-
-    Another argument's value after a joining word at its end goes ("refresh the images for
-    Acme" next to client Acme).
-    """
-    for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
-        found = re.search(rf"\s+(\w+)\s+{re.escape(other)}$", value, re.IGNORECASE)
-        if found and found.group(1).casefold() in JOINING_WORDS:
-            value = value[: found.start()]
+def tidied(value: str) -> str:
+    """A text value as written on its own, capitalized unless it is only a time ("next weekend")."""
     if " " not in value or time_words(value) == [(0, len(value))]:
         return value
     return value[:1].upper() + value[1:]
@@ -178,7 +169,7 @@ def _texts(
 ) -> list[str]:
     """A string argument's values: a record of its kind, a name, or any span of the message."""
     results = [v for v in now.get(arg, []) if isinstance(v, str)]
-    earlier = _strings(before.get(arg))
+    earlier = [v for v in before.get(arg, []) if isinstance(v, str)]
     if arg in mentions:
         # A record of this kind the message names, else the one the previous exchange had.
         own = [n for n in mentions[arg] if _said(n, turn.ask)]
@@ -229,43 +220,29 @@ def _numbers(turn: Turn, mentions: Mapping[str, Sequence[str]]) -> list[Plain]:
 
 def _dates(arg: str, values: dict[str, list[Plain]]) -> list[str]:
     """ISO dates under the argument's own name, else any the values hold."""
-    own = [v for v in values.get(arg, []) if isinstance(v, str) and _ISO_DATE.fullmatch(v)]
-    every = [
-        v for vs in values.values() for v in vs if isinstance(v, str) and _ISO_DATE.fullmatch(v)
-    ]
-    return own or list(dict.fromkeys(every))
+    every = {
+        name: [str(v) for v in vs if _ISO_DATE.fullmatch(str(v))] for name, vs in values.items()
+    }
+    return every.get(arg) or list(dict.fromkeys(v for vs in every.values() for v in vs))
 
 
 def _numbers_of(values: list[Plain] | None) -> list[Plain]:
     return [v for v in values or [] if not isinstance(v, str)]
 
 
-def _strings(values: list[Plain] | None) -> list[str]:
-    return [v for v in values or [] if isinstance(v, str)]
-
-
 def _in_range(number: Plain, options: list[dict[str, Any]], kinds: set[str]) -> bool:
     if isinstance(number, str) or (kinds == {"integer"} and not float(number).is_integer()):
         return False
+    low, high = float("-inf"), float("inf")
     return any(
-        a.get("minimum", float("-inf")) <= number <= a.get("maximum", float("inf"))
-        and a.get("exclusiveMinimum", float("-inf"))
-        < number
-        < a.get("exclusiveMaximum", float("inf"))
+        a.get("minimum", low) <= number <= a.get("maximum", high)
+        and a.get("exclusiveMinimum", low) < number < a.get("exclusiveMaximum", high)
         for a in options
     )
 
 
-def _least_words(about: str) -> int:
-    """Words a value needs: two for an argument whose example is a sentence, else one.
-
-    "e.g. Update the listing photos" is a sentence: a lone name or code is no such value.
-    """
-    return 2 if len(_example(about).split()) >= 3 else 1
-
-
 def _example(about: str) -> str:
-    """The first example an argument's description gives ("e.g. 'Garlic Press'")."""
+    """The first example an argument's description gives ("e.g. 'amazon_us'")."""
     given = about.partition("e.g.")[2].strip()
     quoted = re.match(r"""(['"])(.+?)\1""", given)
     return quoted.group(2) if quoted else re.split(r"[,(]", given)[0].strip()

@@ -39,41 +39,18 @@ def write_call(
         return None, ask_for(offered.missing, summary)
     if not offered.choices:
         return tool_call(name, {}), ""
-    text = complete(
-        _prompt(function, turn),
-        call_grammar(name, parameters, offered.choices, offered.said),
-        ARGS_MAX_TOKENS,
-    )
-    call = read_call(text, name)
+    grammar = call_grammar(name, parameters, offered.choices, offered.said)
+    call = read_call(complete(_prompt(function, turn), grammar, ARGS_MAX_TOKENS), name)
     if call is None:
         return None, "I couldn't work out the details of that. Could you say it another way?"
     required = set(dereference_refs(parameters).get("required") or [])
-    args = as_span(_without_repeats(call["args"], required), parameters)
+    args = as_span(call["args"], parameters)
     texts = [a for a in required if a not in mentions and isinstance(args.get(a), str)]
-    args |= {a: tidied(args[a], a, args) for a in texts}
+    args |= {a: tidied(args[a]) for a in texts}
     unsaid = [a for a in texts if a in offered.choices and weak(args[a], a, args, name)]
     if unsaid:
         return None, ask_for(unsaid, summary)
     return {**call, "args": args}, ""
-
-
-def _without_repeats(args: dict[str, Any], required: set[str]) -> dict[str, Any]:
-    """Drop an optional text argument whose value is part of another's.
-
-    One value fills one argument: the model copies a name it has just written into every
-    argument that takes one.
-    """
-    claimed: list[str] = []
-    kept = {}
-    for name in sorted(args, key=lambda n: n not in required):
-        value = args[name]
-        text = value.casefold() if isinstance(value, str) else None
-        if text is not None and name not in required and any(text in c for c in claimed):
-            continue
-        if text is not None:
-            claimed.append(text)
-        kept[name] = value
-    return {name: kept[name] for name in args if name in kept}
 
 
 def _prompt(function: dict[str, Any], turn: Turn) -> str:
