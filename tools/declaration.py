@@ -130,10 +130,20 @@ class Tool:
         }
 
     def validate(self, raw_args: Any) -> BaseModel:
-        """Validate the model's arguments, raising `ToolArgumentsError` naming each bad field."""
+        """Validate the model's arguments, raising `ToolArgumentsError` naming each bad field.
+
+        A mutating tool also refuses names its schema does not take: a person approves the
+        arguments as proposed, and what runs must be exactly those, none silently dropped.
+        """
         if not isinstance(raw_args, dict):
             raise ToolArgumentsError(
                 f"arguments must be a JSON object, got {type(raw_args).__name__}"
+            )
+        unaccepted = sorted(set(raw_args) - set(self.args_schema.model_fields))
+        if self.mutating and unaccepted:
+            raise ToolArgumentsError(
+                f"{', '.join(unaccepted)} {'is' if len(unaccepted) == 1 else 'are'} not accepted "
+                f"(it takes: {', '.join(self.args_schema.model_fields)})"
             )
         try:
             return self.args_schema.model_validate(raw_args)

@@ -186,3 +186,22 @@ async def test_a_change_with_invalid_arguments_is_named_not_proposed(
     [record] = result.tool_calls
     assert record.status == "error" and "title" in str(record.result)
     assert "approval" not in str(record.result)
+
+
+async def test_a_change_with_arguments_its_tool_does_not_take_is_named_not_proposed(
+    open_runner, write_script, workspace, workspace_url
+) -> None:
+    # The model adds fields create_task has no place for: proposing it would show the person
+    # a priority and an assignee that running it would silently drop.
+    args = {"client": "Thorinox", "title": TITLE, "priority": "urgent", "assignee_email": "boss@x"}
+    call = {"name": "create_task", "id": "c1", "args": args}
+    spec = write_script([{"tool_calls": [call]}, {"content": "I can't set those."}])
+    async with open_runner(model=spec, database_url=workspace_url) as runner:
+        result = await runner.run_turn(TurnRequest("t1", "U0GRACE", "an urgent task for boss"))
+        messages = await runner.history("t1")
+    assert result.status == "completed" and result.interrupts == []
+    [record] = result.tool_calls
+    assert record.status == "error" and "approval" not in str(record.result)
+    [reply] = [m for m in messages if isinstance(m, ToolMessage)]
+    assert "assignee_email, priority are not accepted" in str(reply.content)
+    assert await count(workspace, ConfirmationRecord) == 0 and await created(workspace) == 0
