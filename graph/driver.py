@@ -193,6 +193,11 @@ class Driver:
             failed = await self._failed(request.thread_id, run_id, exc, on_event)
             recorder.finish(failed.status, failed.text, _reason(exc))
             return failed
+        except BaseException as exc:
+            # Cancelled or interrupted (Ctrl-C, a stopped task): the run ends here, so its
+            # row says failed instead of staying `running` until the thread's next run.
+            recorder.finish("failed", "", f"stopped: {type(exc).__name__}")
+            raise
         recorder.finish(result.status, result.text)
         await emit(on_event, events.run_completed(run_id, result.status))
         return result
