@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,6 +13,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from core.db.stale_check import RecentUseCheck
 from core.settings import Settings
 
+CHECKPOINT_SETUP_LOCK = 0x6167_6C6F_6F70_0002
+"""The advisory lock key the checkpoint tables' set-up takes ("agloop" and 2)."""
 READS_KEPT = 2
 """Connections of the checkpoint pool the saver leaves for the runner's reads of the tables."""
 
@@ -56,9 +59,25 @@ async def setup_checkpointer(settings: Settings) -> str:
             return f"{kind} checkpointer ready"
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-    async with open_postgres_pool(settings) as pool:
-        await AsyncPostgresSaver(pool).setup()
+    async with open_postgres_pool(settings) as pool, pool.connection() as lock:
+        # Two set-ups at once would both create the tables; the second waits, then finds
+        # them. It waits idle, polling: a session blocked in pg_advisory_lock would hold
+        # up the first one's CREATE INDEX CONCURRENTLY, which waits for every transaction.
+        while True:
+            if await _try_lock(lock, CHECKPOINT_SETUP_LOCK):
+                break
+            await asyncio.sleep(0.2)
+        try:
+            await AsyncPostgresSaver(pool).setup()
+        finally:
+            await lock.execute("SELECT pg_advisory_unlock(%s)", (CHECKPOINT_SETUP_LOCK,))
     return "postgres checkpointer tables migrated"
+
+
+async def _try_lock(connection: Any, key: int) -> bool:
+    cursor = await connection.execute("SELECT pg_try_advisory_lock(%s) AS locked", (key,))
+    row = await cursor.fetchone()
+    return bool(row and row["locked"])
 
 
 @asynccontextmanager

@@ -1,4 +1,8 @@
-"""Runs the Alembic migrations of the workspace database (`agentloop db upgrade`)."""
+"""Runs the Alembic migrations of the workspace database (`agentloop db upgrade`).
+
+On PostgreSQL an upgrade holds an advisory lock for its transaction, so two upgrades
+started at once run one after the other: the second finds the newest revision, a no-op.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,14 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
 
 from core.db.engine import sync_url
 from core.settings import Settings
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+MIGRATION_LOCK = 0x6167_6C6F_6F70_0001
+"""The advisory lock key every workspace upgrade takes ("agloop" and 1)."""
 
 
 def alembic_config(url: str) -> Config:
@@ -30,6 +36,11 @@ def upgrade(settings: Settings) -> str:
     engine = create_engine(url)
     try:
         with engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                # Released with the transaction, once the new revision is committed.
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                )
             config = alembic_config(url)
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
@@ -37,13 +48,3 @@ def upgrade(settings: Settings) -> str:
     finally:
         engine.dispose()
     return f"workspace database at the newest revision ({tables} tables)"
-
-
-def missing_tables(settings: Settings) -> bool:
-    """Whether the workspace tables have not been created yet."""
-    engine = create_engine(sync_url(settings))
-    try:
-        with engine.connect() as connection:
-            return not inspect(connection).has_table("alembic_version")
-    finally:
-        engine.dispose()
