@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
+from app.cli.bad_starts import debug_option, run
 from app.cli.bench import bench_command
 from app.cli.chat import chat
 from app.cli.database import db_app, seed
@@ -19,6 +22,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.callback()(debug_option)
 app.add_typer(db_app, name="db")
 app.add_typer(runs_app, name="runs")
 app.command()(ask)
@@ -31,5 +35,5 @@ app.command("eval")(eval_command)
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: every failure ends as one line on stderr (bad_starts)."""
+    sys.exit(run(app))
