@@ -26,7 +26,8 @@ CallStatus = Literal["ok", "error", "refused", "rejected", "not_confirmed", "pen
 
 MAX_THREAD_ID = 256
 MAX_USER_ID = 200
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+"""Control characters, and lone surrogates (invalid UTF-8 decoded): no store takes them."""
 _OUTCOME_STATUS: dict[str, CallStatus] = {
     "ok": "ok",
     "refused": "refused",
@@ -38,7 +39,7 @@ _OUTCOME_STATUS: dict[str, CallStatus] = {
 
 
 class InvalidRequest(ValueError):
-    """A request no run can serve (an id too long or with control characters)."""
+    """A request no run can serve (an id too long, with control characters or invalid UTF-8)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ class TurnRequest:
         ):
             if not value or len(value) > limit or _CONTROL.search(value):
                 raise InvalidRequest(
-                    f"a {name} must be 1 to {limit} characters without control characters "
+                    f"a {name} must be 1 to {limit} characters of valid UTF-8 without control "
+                    "characters "
                     f"(got {len(value)} characters)"
                 )
 

@@ -13,11 +13,20 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from app.cli.config import bad_model, request_or_exit, settings_or_exit
-from app.cli.options import ContextTypeOpt, ModelOpt, RoleOpt, TodayOpt, UserOpt, VerboseOpt
+from app.cli.config import cannot_open, request_or_exit, workspace_or_exit
+from app.cli.options import (
+    ContextTypeOpt,
+    ModelOpt,
+    RoleOpt,
+    TodayOpt,
+    UserOpt,
+    VerboseOpt,
+    text_id,
+)
 from app.cli.render import LiveStatus, print_result
 from app.cli.single_turn import waiting
 from checkpoints.lanes import Lanes
+from checkpoints.savers import CheckpointerNotReadyError
 from core.models import ModelConfigError
 from core.observability import logs
 from core.settings import Settings
@@ -38,7 +47,7 @@ logger = logging.getLogger(__name__)
 
 def chat(
     thread: Annotated[
-        str | None, typer.Option("--thread", "-t", help="Continue this thread.")
+        str | None, typer.Option("--thread", "-t", help="Continue this thread.", callback=text_id)
     ] = None,
     user: UserOpt = None,
     role: RoleOpt = "member",
@@ -48,9 +57,18 @@ def chat(
     verbose: VerboseOpt = False,
 ) -> None:
     """Talk with the agent; an empty line or Ctrl-D ends the conversation."""
-    settings = settings_or_exit()
-    log_path = logs.configure(settings.data_dir, verbose)
     thread_id = thread or f"cli-{uuid.uuid4().hex[:8]}"
+    base = request_or_exit(
+        thread_id=thread_id,
+        user_id=user or getpass.getuser(),
+        message="",
+        user_role=role,
+        model=model,
+        today=today.isoformat() if today else None,
+        context_type=context_type,
+    )
+    settings = workspace_or_exit()
+    log_path = logs.configure(settings.data_dir, verbose)
     spec = model or settings.model_spec()
     out.print(
         f"[bold]agentloop[/] — model [cyan]{spec}[/], "
@@ -64,15 +82,6 @@ def chat(
             f"[dim]The local model takes one ask at a time, for example: {examples}. "
             '"what can you do?" lists the rest.[/]'
         )
-    base = request_or_exit(
-        thread_id=thread_id,
-        user_id=user or getpass.getuser(),
-        message="",
-        user_role=role,
-        model=model,
-        today=today.isoformat() if today else None,
-        context_type=context_type,
-    )
     code = asyncio.run(_chat(settings, base))
     raise typer.Exit(code)
 
@@ -106,12 +115,11 @@ async def _chat(settings: Settings, base: TurnRequest) -> int:
                             else:
                                 result = await runner.resume(request, decision, on_event=status)
                     print_result(out, result)
-    except ModelConfigError as exc:
-        raise bad_model(exc) from None
+    except (ModelConfigError, CheckpointerNotReadyError) as exc:
+        raise cannot_open(settings, exc) from None
     except Exception as exc:
         logger.exception("chat could not start")
-        err.print(f"[red]error:[/] could not start: {exc}")
-        return 1
+        raise typer.TyperException(f"could not start: {exc}") from None  # one line, exit 1
 
 
 async def _ask_decision() -> dict[str, object] | str | None:

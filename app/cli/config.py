@@ -1,39 +1,60 @@
-"""What every CLI command checks first, its settings and its request: a problem is one line.
+"""What every CLI command checks first, its settings, its workspace and its request.
 
-Each exits with code 2 (bad usage or configuration), before anything is run.
+Each problem is a `BadStart`: one line, exit code 2, before anything is run.
 """
 
 from __future__ import annotations
 
-import typer
-from rich.console import Console
-
+from app.cli.bad_starts import BadStart
+from checkpoints.savers import CheckpointerNotReadyError
+from core.db.reachability import WorkspaceUnavailable, check, not_migrated, usable_directory
 from core.models import ModelConfigError
 from core.settings import ConfigurationError, Settings, load_settings
 from graph.runner import InvalidRequest, TurnRequest
 
-err = Console(stderr=True, soft_wrap=True)
-
 
 def settings_or_exit() -> Settings:
-    """Return the settings, or print why they cannot be read and exit with code 2."""
+    """Return the settings, or raise the `BadStart` that says why they cannot be used.
+
+    Every command logs under the data directory, so it must be a directory one can write in.
+    """
     try:
-        return load_settings()
-    except ConfigurationError as exc:
-        err.print(f"[red]error:[/] {exc}", markup=True, highlight=False)
-        raise typer.Exit(2) from None
+        settings = load_settings()
+        usable_directory(settings.data_dir, "the data directory")
+    except (ConfigurationError, WorkspaceUnavailable) as exc:
+        raise BadStart(str(exc)) from None
+    return settings
+
+
+def workspace_or_exit(*, migrated: bool = True) -> Settings:
+    """Return the settings once the workspace can be used (`core.db.reachability.check`).
+
+    Checked once, before any pool opens: a missing or unreachable database, an unusable
+    data directory and (with `migrated`) a database not at the newest revision are each a
+    `BadStart`.
+    """
+    settings = settings_or_exit()
+    try:
+        check(settings, migrated=migrated)
+    except WorkspaceUnavailable as exc:
+        raise BadStart(str(exc)) from None
+    return settings
 
 
 def request_or_exit(**values: str | None) -> TurnRequest:
-    """Build the request, or say in one line why no run could serve it and exit 2."""
+    """Build the request, or raise the `BadStart` that says why no run could serve it."""
     try:
         return TurnRequest(**values)  # type: ignore[arg-type]
     except InvalidRequest as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(2) from None
+        raise BadStart(str(exc)) from None
 
 
-def bad_model(exc: ModelConfigError) -> typer.Exit:
-    """Say why the model cannot be used (one line) and return the exit 2 to raise."""
-    err.print(f"[red]error:[/] {exc}", highlight=False)
-    return typer.Exit(2)
+def cannot_open(settings: Settings, exc: ModelConfigError | CheckpointerNotReadyError) -> BadStart:
+    """Return the `BadStart` to raise when the runner cannot open (before a thread is touched).
+
+    A model that cannot be used says why; missing checkpoint tables (the workspace's
+    migrated, `db upgrade` stopped before the checkpointer's) say to upgrade.
+    """
+    if isinstance(exc, CheckpointerNotReadyError):
+        return BadStart(not_migrated(settings, "its checkpoint tables are missing"))
+    return BadStart(str(exc))

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from app.cli.config import settings_or_exit
+from app.cli.config import workspace_or_exit
 from app.cli.options import VerboseOpt
 from core.observability import logs
 from core.settings import Settings
@@ -26,15 +26,14 @@ def db_upgrade(verbose: VerboseOpt = False) -> None:
     from checkpoints.savers import setup_checkpointer
     from core.db.migrate import upgrade
 
-    settings = settings_or_exit()
+    settings = workspace_or_exit(migrated=False)
     logs.configure(settings.data_dir, verbose)
     try:
         out.print(upgrade(settings))
         out.print(asyncio.run(setup_checkpointer(settings)))
     except Exception as exc:
         logger.exception("database upgrade failed")
-        err.print(f"[red]error:[/] database upgrade failed: {exc}")
-        raise typer.Exit(1) from None
+        raise typer.TyperException(f"database upgrade failed: {exc}") from None  # one line
 
 
 def seed(
@@ -42,24 +41,16 @@ def seed(
     verbose: VerboseOpt = False,
 ) -> None:
     """Load seed data into the workspace database (idempotent)."""
-    from core.db.migrate import missing_tables
-
     if not demo:
         err.print("[red]error:[/] say what to load: --demo is the only seed so far")
         raise typer.Exit(2)
-    settings = settings_or_exit()
+    settings = workspace_or_exit()
     logs.configure(settings.data_dir, verbose)
     try:
-        if missing_tables(settings):
-            err.print("[red]error:[/] the workspace tables are missing: run `agentloop db upgrade`")
-            raise typer.Exit(1)
         added = asyncio.run(_seed_demo(settings))
-    except typer.Exit:
-        raise
     except Exception as exc:
         logger.exception("seeding failed")
-        err.print(f"[red]error:[/] seeding failed: {exc}")
-        raise typer.Exit(1) from None
+        raise typer.TyperException(f"seeding failed: {exc}") from None  # one line
     summary = ", ".join(f"{count} {table}" for table, count in sorted(added.items()))
     out.print(f"demo workspace loaded ({summary or 'already complete, nothing added'})")
 

@@ -13,21 +13,24 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from app.cli.config import settings_or_exit
+from app.cli.bad_starts import shorten
+from app.cli.config import workspace_or_exit
+from app.cli.options import text_id
 from core.db.engine import open_database
 from core.observability import queries
 from core.settings import Settings
 
 runs_app = typer.Typer(help="The audit of runs: what the agent did and why.", no_args_is_help=True)
 out = Console()
-err = Console(stderr=True, soft_wrap=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
 @runs_app.command("list")
 def list_runs(
-    thread: Annotated[str | None, typer.Option("--thread", "-t", help="Only this thread.")] = None,
+    thread: Annotated[
+        str | None, typer.Option("--thread", "-t", help="Only this thread.", callback=text_id)
+    ] = None,
     tool: Annotated[
         str | None, typer.Option("--tool", help="Only runs in which this tool was called.")
     ] = None,
@@ -39,7 +42,7 @@ def list_runs(
     json_output: JsonOpt = False,
 ) -> None:
     """List runs, newest first."""
-    settings = settings_or_exit()
+    settings = workspace_or_exit()
     rows = _run(settings, queries.list_runs, thread=thread, tool=tool, status=status, limit=limit)
     if json_output:
         sys.stdout.write(json.dumps([queries.run_json(r) for r in rows], default=str) + "\n")
@@ -63,15 +66,16 @@ def list_runs(
 
 @runs_app.command("show")
 def show_run(
-    run_id: Annotated[str, typer.Argument(help="The run id (a unique prefix is enough).")],
+    run_id: Annotated[
+        str, typer.Argument(help="The run id (a unique prefix is enough).", callback=text_id)
+    ],
     json_output: JsonOpt = False,
 ) -> None:
     """Show one run: messages, tool calls with results, timings, tokens, child runs."""
-    settings = settings_or_exit()
+    settings = workspace_or_exit()
     detail = _run(settings, queries.show_run, run_id)
     if detail is None:
-        err.print(f"[red]error:[/] no run {run_id!r}")
-        raise typer.Exit(1)
+        raise typer.TyperException(f"no run {shorten(run_id)!r}")  # exit 1, one line
     data = queries.detail_json(detail)
     if json_output:
         sys.stdout.write(json.dumps(data, default=str, ensure_ascii=False) + "\n")
@@ -90,8 +94,7 @@ def _run(settings: Settings, query: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return asyncio.run(go())
     except Exception as exc:
-        err.print(f"[red]error:[/] could not read the audit: {exc} (run `agentloop db upgrade`?)")
-        raise typer.Exit(1) from None
+        raise typer.TyperException(f"could not read the audit: {exc}") from None
 
 
 def _status(status: str) -> Text:

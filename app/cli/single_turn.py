@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from app.cli.config import bad_model, request_or_exit, settings_or_exit
+from app.cli.config import cannot_open, request_or_exit, workspace_or_exit
 from app.cli.options import (
     ContextTypeOpt,
     JsonOpt,
@@ -32,6 +32,7 @@ from app.cli.options import (
 )
 from app.cli.render import LiveStatus, print_result
 from checkpoints.lanes import Lanes
+from checkpoints.savers import CheckpointerNotReadyError
 from core.models import ModelConfigError
 from core.observability import logs
 from core.settings import Settings
@@ -62,8 +63,6 @@ def ask(
     if message == "-":
         # A long text (a log, a document) does not fit in a command-line argument.
         message = sys.stdin.read()
-    settings = settings_or_exit()
-    logs.configure(settings.data_dir, verbose)
     request = request_or_exit(
         thread_id=thread,
         user_id=user or getpass.getuser(),
@@ -73,6 +72,8 @@ def ask(
         today=today.isoformat() if today else None,
         context_type=context_type,
     )
+    settings = workspace_or_exit()
+    logs.configure(settings.data_dir, verbose)
     result = asyncio.run(_once(settings, request, None, live=not json_output))
     _finish(result, json_output)
 
@@ -107,11 +108,11 @@ def resume(
     decision = _decision(approve, reject, reason, edit_args)
     if fingerprint:
         decision["fingerprint"] = fingerprint
-    settings = settings_or_exit()
-    logs.configure(settings.data_dir, verbose)
     request = request_or_exit(
         thread_id=thread, user_id=user or getpass.getuser(), message="", user_role=role
     )
+    settings = workspace_or_exit()
+    logs.configure(settings.data_dir, verbose)
     result = asyncio.run(_once(settings, request, decision, live=not json_output))
     _finish(result, json_output)
 
@@ -166,9 +167,9 @@ async def _once(
                 if decision is None:
                     return await runner.run_turn(request, on_event=status)
                 return await runner.resume(request, decision, on_event=status)
-    except ModelConfigError as exc:
+    except (ModelConfigError, CheckpointerNotReadyError) as exc:
         # Raised before the thread is touched: the message was not sent.
-        raise bad_model(exc) from None
+        raise cannot_open(settings, exc) from None
     except Exception as exc:
         # Opening the checkpointer failed (unreachable database, bad URL): one clear line
         # for the person, the traceback in the log.

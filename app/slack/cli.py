@@ -13,6 +13,7 @@ from app.slack.http_server import EVENTS_PATH, HEALTH_PATH
 from app.slack.runtime import open_slack
 from app.slack.startup import SlackConfigError, check_app_token
 from app.slack.web_api import web_client
+from core.db.reachability import WorkspaceUnavailable, check
 from core.observability import logs
 from core.settings import ConfigurationError, Settings, load_settings
 from core.settings_sections import SlackSection
@@ -35,7 +36,8 @@ def slack_command(
     """
     try:
         settings = load_settings()
-    except ConfigurationError as exc:
+        check(settings, migrated=False)  # its turns say how to set up a workspace
+    except (ConfigurationError, WorkspaceUnavailable) as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     logs.configure(settings.data_dir, verbose)

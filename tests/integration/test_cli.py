@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import agentloop, ask_json
+from tests.support.cli import agentloop, ask_json, upgraded
 
 GREETING = [{"content": "Nice to meet you, Ada."}]
 RECALL = [{"content": "You told me your name is Ada."}]
@@ -39,7 +39,7 @@ def two_processes_one_thread(tmp_path: Path, write_script, env: dict[str, str]) 
 
 def test_thread_continues_across_processes_sqlite(tmp_path, write_script) -> None:
     env = {"AGENTLOOP_CHECKPOINTER": "sqlite", "AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
-    two_processes_one_thread(tmp_path, write_script, env)
+    two_processes_one_thread(tmp_path, write_script, upgraded(env))
     assert (tmp_path / "data" / "checkpoints.sqlite").exists()
 
 
@@ -59,7 +59,7 @@ def test_json_shape(tmp_path, write_script) -> None:
             {"content": "Hanukkah 2026 runs Dec 5–12."},
         ]
     )
-    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    env = upgraded({"AGENTLOOP_DATA_DIR": str(tmp_path / "data")})
     out = ask_json(
         "When is Hanukkah?", "--thread", "j", "--model", spec, "--today", "2026-11-22", env=env
     )
@@ -72,13 +72,13 @@ def test_json_shape(tmp_path, write_script) -> None:
 
 
 def test_failed_run_exits_non_zero_without_traceback(tmp_path, write_script) -> None:
-    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    env = upgraded({"AGENTLOOP_DATA_DIR": str(tmp_path / "data")})
     out = ask_json("hi", "--thread", "x", "--model", write_script([]), env=env)
     assert out["status"] == "failed"
 
 
 def test_a_bad_model_exits_2_before_the_thread_is_touched(tmp_path, write_script) -> None:
-    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    env = upgraded({"AGENTLOOP_DATA_DIR": str(tmp_path / "data")})
     for model in ("nonsense", f"scripted:{tmp_path}/missing.json"):
         proc = agentloop("ask", "hi", "--thread", "x", "--model", model, env=env)
         assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -148,9 +148,9 @@ def test_postgres_without_upgrade_says_so(tmp_path, write_script, pg_url) -> Non
         admin.execute(f'CREATE DATABASE "{fresh.rsplit("/", 1)[1]}"')
     try:
         env = {"DATABASE_URL": fresh, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
-        out = ask_json("hi", "--thread", "x", "--model", write_script(GREETING), env=env)
-        assert out["status"] == "failed"
-        assert "run `agentloop db upgrade` first" in out["text"]
+        proc = agentloop("ask", "hi", "--thread", "x", "--model", write_script(GREETING), env=env)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.endswith("is not migrated: run `agentloop db upgrade`\n")
     finally:
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{fresh.rsplit("/", 1)[1]}" WITH (FORCE)')
@@ -197,6 +197,6 @@ def test_upgrade_and_seed_on_an_empty_postgres_database(tmp_path, pg_url) -> Non
 def test_seed_before_upgrade_says_what_to_do(tmp_path) -> None:
     env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
     proc = agentloop("seed", "--demo", env=env)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "run `agentloop db upgrade`" in proc.stderr
     assert agentloop("seed", env=env).returncode == 2

@@ -29,6 +29,13 @@ def agentloop(
     )
 
 
+def upgraded(env: dict[str, str]) -> dict[str, str]:
+    """Run `agentloop db upgrade` in `env` (every command but that one needs it); return `env`."""
+    proc = agentloop("db", "upgrade", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return env
+
+
 def ask_json(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run `agentloop ask ... --json`, check it printed exactly one JSON object, return it."""
     proc = agentloop("ask", *args, "--json", env=env)
