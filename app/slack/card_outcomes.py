@@ -81,6 +81,9 @@ class CardKeeper:
         self._looked: OrderedDict[str, int] = OrderedDict()
         """Thread → how many decided changes it held at this worker's last look (the most
         recent threads; one forgotten costs one more look)."""
+        self._closed: OrderedDict[str, None] = OrderedDict()
+        """The cards (their ts) this worker last showed decided: a late click on one (a double
+        click, a second screen) leaves it as it is."""
 
     async def settle(self, thread: SlackThread, decided_here: dict[str, str] | None = None) -> None:
         """Close the thread's live cards that were decided (`decided_here`: fingerprint → who)."""
@@ -110,7 +113,7 @@ class CardKeeper:
     async def close_clicked(self, thread: SlackThread, message: dict[str, Any]) -> None:
         """Close a card someone clicked after it was decided elsewhere."""
         card = cards.card_of_message(message)
-        if card is None:
+        if card is None or str(message["ts"]) in self._closed:
             return
         outcomes = decided_calls(await self._runner.history(thread.thread_id), self._runner)
         await self.close(thread, message, card, outcomes, {})
@@ -136,6 +139,15 @@ class CardKeeper:
             )
         except SlackApiError:
             logger.exception("could not update the card %s in %s", message["ts"], thread.thread_id)
+            return
+        self.closed(str(message["ts"]))
+
+    def closed(self, ts: str) -> None:
+        """Note that the card at `ts` now shows its outcome."""
+        self._closed[ts] = None
+        self._closed.move_to_end(ts)
+        while len(self._closed) > _THREADS_REMEMBERED:
+            self._closed.popitem(last=False)
 
     async def _decider(self, card: cards.CardRef, outcomes: dict[str, str]) -> str:
         """Return who decided, as the audit recorded it (a resume run of the card's turn)."""

@@ -180,6 +180,7 @@ class Conversations:
                     text=f"{verb} by <@{user}>",
                     blocks=cards.decided_card(message.get("blocks") or [], outcome),
                 )
+                self.cards.closed(str(message["ts"]))
             except SlackApiError:
                 # The decision stands; the card catches up at the thread's next settle.
                 logger.exception("could not update the card in %s", thread.thread_id)

@@ -210,6 +210,29 @@ async def test_a_click_on_a_card_decided_elsewhere_shows_the_outcome(
     assert await slack.tasks(TITLE) == 0
 
 
+async def test_a_second_click_on_an_approved_card_leaves_the_card_as_it_is(
+    open_slack_app,
+) -> None:
+    thanks = {"content": "You're welcome."}
+    async with open_slack_app([CREATE, DONE, thanks]) as slack:
+        await slack.sender.event(mention("C1", "U0GRACE", ASK, "650.1"))
+        card = await slack.api.card("C1", "650.1")
+        await slack.sender.action(click("U0GRACE", "C1", card, cards.APPROVE))
+        decided = await until_decided(slack, card)
+        await slack.api.wait_for("chat.postMessage", text=DONE["content"])
+        # The same (stale) card clicked again, as a double click or a second screen sends it.
+        await slack.sender.action(click("U0GRACE", "C1", card, cards.APPROVE))
+        [refusal] = await slack.api.wait_for("chat.postEphemeral", user="U0GRACE")
+        # A message after it in the thread waits for the click's handling to end.
+        await slack.sender.event(message("C1", "U0GRACE", "thanks", "650.9", "650.1"))
+        await slack.api.wait_for("chat.postMessage", text=thanks["content"])
+        edits = slack.api.made("chat.update", ts=card["ts"])
+    assert "no longer waiting" in refusal.args["text"]
+    assert len(edits) == 1
+    assert slack.api.message_at("C1", card["ts"]) == decided
+    assert await slack.tasks(TITLE) == 1
+
+
 async def test_a_yes_from_someone_else_is_refused_naming_the_asker(open_slack_app) -> None:
     async with open_slack_app([CREATE]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", ASK, "700.1"))
