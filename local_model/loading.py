@@ -44,15 +44,9 @@ def default_gguf_path() -> Path:
 
 
 def threads() -> int:
-    """The cores this process may run on.
-
-    With more threads than that, llama.cpp's threads wait on each other whenever another
-    process holds a core.
-    """
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    """The cores this process may run on: more llama.cpp threads wait on a busy machine."""
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux only
+    return max(1, len(affinity(0)) if affinity else os.cpu_count() or 1)
 
 
 def load_llamas(path: Path | None, n_ctx: int) -> tuple[Any, Any, Path]:

@@ -113,8 +113,16 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
     return {**args, rest[0]: after.isoformat()}
 
 
-def tidied(value: str) -> str:
-    """A text value as written on its own, capitalized unless it is only a time ("next weekend")."""
+def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
+    """A text value as written on its own, capitalized unless it is only a time ("next weekend").
+
+    Another argument's value after a joining word at its end goes ("refresh the images for
+    Acme" next to client Acme).
+    """
+    for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
+        found = re.search(rf"\s+(\w+)\s+{re.escape(other)}$", value, re.IGNORECASE)
+        if found and found.group(1).casefold() in JOINING_WORDS:
+            value = value[: found.start()]
     if " " not in value or time_words(value) == [(0, len(value))]:
         return value
     return value[:1].upper() + value[1:]
