@@ -100,6 +100,5 @@ def test_a_1mb_message_through_the_cli_on_standard_input(
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
     assert (answer["status"], answer["text"]) == ("completed", "The log shows order 18342.")
-    [(length, duration_ms)] = query("select length(input_text), duration_ms from agent_runs")
-    assert length == ONE_MB
-    assert duration_ms < 10_000
+    [(length, status)] = query("select length(input_text), status from agent_runs")
+    assert (length, status) == (ONE_MB, "completed")

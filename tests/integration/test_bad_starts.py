@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,10 +87,10 @@ def test_a_database_that_does_not_exist_is_named(
         "AGENTLOOP_DATA_DIR": str(tmp_path / "data"),
     }
     args = {"db upgrade": ("db", "upgrade"), **commands(write_script)}[command]
-    started = time.monotonic()
     line = one_line(agentloop(*args, env=env))
+    # Named before any pool opens (a pool would have waited, then said its initialization
+    # was incomplete).
     assert line == f"error: database '{missing}' does not exist on 127.0.0.1:5432"
-    assert time.monotonic() - started < 8  # no pool waited for its connections
 
 
 @pytest.mark.parametrize("command", ["ask", "tool ask", "runs list", "db upgrade"])
