@@ -6,9 +6,10 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Literal, get_args, get_type_hints
+from functools import cache
+from typing import Any, Literal, cast, get_args, get_type_hints
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.asker import Asker
 from core.db.engine import Database
@@ -139,8 +140,8 @@ class Tool:
             raise ToolArgumentsError(
                 f"arguments must be a JSON object, got {type(raw_args).__name__}"
             )
-        unaccepted = sorted(set(raw_args) - set(self.args_schema.model_fields))
-        if self.mutating and unaccepted:
+        unaccepted = _unaccepted(self.args_schema, raw_args) if self.mutating else []
+        if unaccepted:
             raise ToolArgumentsError(
                 f"{', '.join(unaccepted)} {'is' if len(unaccepted) == 1 else 'are'} not accepted "
                 f"(it takes: {', '.join(self.args_schema.model_fields)})"
@@ -206,3 +207,24 @@ def declare(
         )
 
     return wrap
+
+
+@cache
+def _forbidding_extras(schema: type[BaseModel]) -> type[BaseModel]:
+    """`schema`, refusing names it does not take once its own before-validators have run.
+
+    A before-validator may read a name a proposal made earlier (`matching` for `note`).
+    """
+    config = ConfigDict(**{**schema.model_config, "extra": "forbid"})
+    return cast(type[BaseModel], type(schema.__name__, (schema,), {"model_config": config}))
+
+
+def _unaccepted(schema: type[BaseModel], raw_args: dict[str, Any]) -> list[str]:
+    """The names in `raw_args` that `schema` does not take."""
+    try:
+        _forbidding_extras(schema).model_validate(raw_args)
+    except ValidationError as exc:
+        return sorted(
+            str(e["loc"][0]) for e in exc.errors() if e["type"] == "extra_forbidden" and e["loc"]
+        )
+    return []
