@@ -15,12 +15,10 @@ import pytest
 from core.models import ModelResolver
 from core.settings import Settings
 from graph.runner import Runner
+from tests.support.scratch_pg import PG_ADMIN_URL, scratch_database
 from tools.registry import ToolRegistry
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
-PG_ADMIN_URL = os.environ.get(
-    "AGENTLOOP_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
 
 
 @pytest.fixture(autouse=True)
@@ -170,18 +168,9 @@ def workspace_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[st
         shutil.copy(request.getfixturevalue("sqlite_template"), path)
         yield f"sqlite:///{path}"
         return
-    import psycopg
-
     template = request.getfixturevalue("pg_template")
-    base = request.getfixturevalue("pg_url").rpartition("/")[0]
-    name = f"{template}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    try:
-        yield f"{base}/{name}"
-    finally:
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database(request.getfixturevalue("pg_url"), "ws", template) as url:
+        yield url
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ from sqlalchemy import create_engine, text
 
 from core.db.engine import sync_url
 from core.settings import Settings
-from tests.conftest import PG_ADMIN_URL
 from tests.support.cli import ROOT, agentloop, upgraded
+from tests.support.scratch_pg import scratch_database
 
 HELLO = [{"content": "Hello."}]
 CREATE = [
@@ -63,14 +63,8 @@ def run_statuses(url: str) -> list[str]:
 @pytest.fixture
 def empty_pg(pg_url: str) -> Iterator[str]:
     """A PostgreSQL database that exists and holds nothing (never migrated)."""
-    name = f"{pg_url.rsplit('/', 1)[1]}_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{pg_url.rsplit('/', 1)[0]}/{name}"
-    finally:
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database(pg_url, "empty") as url:
+        yield url
 
 
 # 1. A database that does not exist, or a server that cannot be reached.
@@ -255,18 +249,11 @@ def _two_upgrades_at_once(env: dict[str, str]) -> None:
 
 @pytest.mark.postgres
 def test_two_upgrades_at_once_both_succeed_on_postgres(pg_url: str, tmp_path: Path) -> None:
-    base, _, name = pg_url.rpartition("/")
     for trial in range(3):
-        fresh = f"{name}_up{trial}"
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{fresh}"')
-        try:
-            env = {"DATABASE_URL": f"{base}/{fresh}", "AGENTLOOP_DATA_DIR": str(tmp_path / "d")}
+        with scratch_database(pg_url, f"up{trial}") as url:
+            env = {"DATABASE_URL": url, "AGENTLOOP_DATA_DIR": str(tmp_path / "d")}
             _two_upgrades_at_once(env)
             assert agentloop("runs", "list", env=env).returncode == 0
-        finally:
-            with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{fresh}" WITH (FORCE)')
 
 
 def test_two_upgrades_at_once_both_succeed_on_sqlite(tmp_path: Path) -> None:

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PG_ADMIN_URL
 from tests.server.dev_server import DONE, TOKENS, DevServer
 from tests.support.cli import ROOT
+from tests.support.scratch_pg import scratch_database
 
 _START_TIMEOUT_S = 90.0
 _DEVELOPER_ENV = ("AGENTLOOP_", "OPENAI_", "LANGFUSE_", "LANGSMITH_", "LANGCHAIN_", "DATABASE_URL")
@@ -117,20 +117,8 @@ def seeded_workspace(request: pytest.FixtureRequest, home: Path) -> Iterator[str
 @contextlib.contextmanager
 def empty_pg_database(request: pytest.FixtureRequest, template: str = "") -> Iterator[str]:
     """A new PostgreSQL database (a copy of `template`, if given), dropped afterwards."""
-    import uuid
-
-    import psycopg
-
-    base, _, name = request.getfixturevalue("pg_url").rpartition("/")
-    database = f"{name}_srv_{uuid.uuid4().hex[:8]}"
-    copy = f' TEMPLATE "{template}"' if template else ""
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{database}"{copy}')
-    try:
-        yield f"{base}/{database}"
-    finally:
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+    with scratch_database(request.getfixturevalue("pg_url"), "srv", template) as url:
+        yield url
 
 
 @contextlib.contextmanager
