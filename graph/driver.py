@@ -134,23 +134,8 @@ class Driver:
         lineage: Lineage,
     ) -> TurnResult:
         """Run one invocation to its end and return its outcome (never raises for the run)."""
-        run_id = str(uuid.uuid4())
-        # A resume joins the trace of the turn it carries on; the trace id is derived from
-        # that turn's run id, so any process resuming it finds the same trace.
-        trace_id = trace_id_for(lineage.parent_run_id or run_id)
-        actor = lineage.actor or request.user_id
-        info = RunInfo(
-            run_id=run_id,
-            thread_id=request.thread_id,
-            user_id=actor,
-            trace_id=trace_id,
-            kind=lineage.kind,
-            parent_run_id=lineage.parent_run_id,
-            decided_by=request.user_id if lineage.kind == "resume" else None,
-            channel=request.channel,
-            input_text=request.message,
-            model=request.model or self.settings.model_spec(),
-        )
+        info = self._info(request, lineage)
+        run_id, trace_id, actor = info.run_id, info.trace_id, info.user_id
         recorder = await RunRecorder.start(info, self.audit, self.tracing, graph_input)
         config = self.config_for(request.thread_id, run_id, actor, trace_id)
         config["callbacks"] = recorder.callbacks
@@ -201,6 +186,35 @@ class Driver:
         recorder.finish(result.status, result.text)
         await emit(on_event, events.run_completed(run_id, result.status))
         return result
+
+    async def refuse(self, request: TurnRequest, lineage: Lineage, refusal: str) -> TurnResult:
+        """Record a decision refused before anything ran, as a run that ended `refused`.
+
+        Who tried to decide stays on record, and, like any run of the thread that ends, it
+        closes the runs a killed process left `running` (the surfaces hold the thread's lane).
+        """
+        info = self._info(request, lineage)
+        if self.audit is not None:
+            self.audit.finish(await self.audit.start(info), status="refused", output_text=refusal)
+        return TurnResult(request.thread_id, info.run_id, "refused", refusal)
+
+    def _info(self, request: TurnRequest, lineage: Lineage) -> RunInfo:
+        """Who runs what for a new invocation, under a new run id."""
+        run_id = str(uuid.uuid4())
+        return RunInfo(
+            run_id=run_id,
+            thread_id=request.thread_id,
+            user_id=lineage.actor or request.user_id,
+            # A resume joins the trace of the turn it carries on; the trace id is derived
+            # from that turn's run id, so any process resuming it finds the same trace.
+            trace_id=trace_id_for(lineage.parent_run_id or run_id),
+            kind=lineage.kind,
+            parent_run_id=lineage.parent_run_id,
+            decided_by=request.user_id if lineage.kind == "resume" else None,
+            channel=request.channel,
+            input_text=request.message,
+            model=request.model or self.settings.model_spec(),
+        )
 
     async def _write_held(self, thread_id: str) -> None:
         """Save the task writes a step cut off left unsaved (a timeout, a cancellation)."""

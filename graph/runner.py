@@ -166,15 +166,15 @@ class Runner:
         pending = pending_in(snapshot)
         if pending is not None:
             return await self._resume(request, pending, decision, on_event)
-        if snapshot.next:
-            refusal = await self._continuation_refusal(snapshot, request, decision)
-            if refusal is not None:
-                return TurnResult(request.thread_id, "", "refused", refusal)
-            # An approved run that died before it finished (a crash, a killed worker):
-            # finish it from its last checkpoint; the mutation's key stops a second write.
-            lineage = Lineage("resume", snapshot.values.get("run_id") or None)
-            return await self.driver.run(None, request, "sync", on_event, lineage)
-        return TurnResult(request.thread_id, "", "refused", confirmation.nothing_pending())
+        lineage = Lineage("resume", snapshot.values.get("run_id") or None)
+        if not snapshot.next:
+            return await self.driver.refuse(request, lineage, confirmation.nothing_pending())
+        refusal = await self._continuation_refusal(snapshot, request, decision)
+        if refusal is not None:
+            return await self.driver.refuse(request, lineage, refusal)
+        # An approved run that died before it finished (a crash, a killed worker): finish it
+        # from its last checkpoint; the mutation's key stops a second write.
+        return await self.driver.run(None, request, "sync", on_event, lineage)
 
     async def _continuation_refusal(
         self, snapshot: StateSnapshot, request: TurnRequest, decision: dict[str, Any]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import signal
@@ -122,9 +123,8 @@ def test_two_processes_approving_at_once_create_one_task(
     assert receipts == (1,)
 
 
-def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, write_script) -> None:
-    pg_workspace_url = workspace_url
-    env = env_for(pg_workspace_url, tmp_path)
+def _killed_after_approval(workspace_url: str, env: dict[str, str], write_script) -> None:
+    """Propose in thread t-kill, approve, and kill the approving process after the change."""
     ask_json("make the task", "--thread", "t-kill", "--model", write_script([CREATE]), env=env)
     slow = write_script([{"content": "Done.", "delay_s": 60}])
     victim = subprocess.Popen(
@@ -137,7 +137,7 @@ def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, writ
     )
     try:
         deadline = time.monotonic() + 60
-        while task_count(pg_workspace_url) == 0:
+        while task_count(workspace_url) == 0:
             assert victim.poll() is None, victim.communicate()
             assert time.monotonic() < deadline, "the approved task never appeared"
             time.sleep(0.1)
@@ -145,7 +145,30 @@ def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, writ
     finally:
         victim.send_signal(signal.SIGKILL)
         victim.wait()
-    assert task_count(pg_workspace_url) == 1
+    assert task_count(workspace_url) == 1
+
+
+def _runs(workspace_url: str, thread: str) -> list[tuple[str, str, str | None]]:
+    """The thread's runs in order: kind, status, who decided."""
+    engine = create_engine(sync_url(Settings(_env_file=None, database_url=workspace_url)))
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "select kind, status, decided_by from agent_runs where thread_id = :thread"
+                    " order by started_at"
+                ),
+                {"thread": thread},
+            ).all()
+    finally:
+        engine.dispose()
+    return [tuple(row) for row in rows]
+
+
+def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, write_script) -> None:
+    pg_workspace_url = workspace_url
+    env = env_for(pg_workspace_url, tmp_path)
+    _killed_after_approval(pg_workspace_url, env, write_script)
 
     code, finished = resume_json(
         "--thread", "t-kill", "--approve", env={**env, "AGENTLOOP_MODEL": write_script([DONE])}
@@ -157,12 +180,6 @@ def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, writ
     try:
         with engine.connect() as conn:
             receipts = conn.execute(text("select count(*) from mutation_receipts")).one()
-            runs = conn.execute(
-                text(
-                    "select kind, status from agent_runs where thread_id = 't-kill'"
-                    " order by started_at"
-                )
-            ).all()
             results = conn.execute(
                 text(
                     "select e.run_id, e.payload from agent_skill_events e"
@@ -175,7 +192,7 @@ def test_killed_after_approval_resumes_to_one_task(workspace_url, tmp_path, writ
     assert tuple(receipts) == (1,)
     # The killed run is closed as interrupted, and the change it made has its result
     # recorded (from its receipt: the run died before writing its audit rows).
-    assert [tuple(r) for r in runs] == [
+    assert [run[:2] for run in _runs(pg_workspace_url, "t-kill")] == [
         ("main", "needs_confirmation"),
         ("resume", "interrupted"),
         ("resume", "completed"),
@@ -238,4 +255,29 @@ def test_a_change_inside_the_planner_resumes_in_a_new_process(
     assert "Onboarded Garlic Press." in resumed.stdout
     # The live status lists each tool call the resumed process ran: only the approved one.
     assert "create_task(" in resumed.stderr and "resolve_brand(" not in resumed.stderr
+    assert task_count(workspace_url) == 1
+
+
+def test_refused_decisions_after_a_killed_run_close_it(
+    workspace_url, tmp_path, write_script
+) -> None:
+    env = env_for(workspace_url, tmp_path)
+    _killed_after_approval(workspace_url, env, write_script)
+    asker = getpass.getuser()
+    assert _runs(workspace_url, "t-kill") == [
+        ("main", "needs_confirmation", None),
+        ("resume", "running", asker),
+    ]
+    code, other = resume_json("--thread", "t-kill", "--approve", "--user", "mallory", env=env)
+    assert code == 3 and "can decide" in other["text"], other
+    code, late = resume_json("--thread", "t-kill", "--reject", env=env)
+    assert code == 3 and "already approved" in late["text"], late
+    # Each refused decision is a run of its own (who tried is on record); the first closes
+    # the run the killed process left running. Nothing ran a second time.
+    assert _runs(workspace_url, "t-kill") == [
+        ("main", "needs_confirmation", None),
+        ("resume", "interrupted", asker),
+        ("resume", "refused", "mallory"),
+        ("resume", "refused", asker),
+    ]
     assert task_count(workspace_url) == 1
