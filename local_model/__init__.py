@@ -31,5 +31,5 @@ def load(
         LocalModelError: The 'local' extra is missing or the file cannot be loaded.
     """
     writer, reader, found = load_llamas(path, n_ctx)
-    intents = Intents(Embedder(reader, str(found), cache_dir))
+    intents = Intents(Embedder(reader, found, cache_dir))
     return LocalChatModel(llama=writer, intents=intents, model_path=str(found))

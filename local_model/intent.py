@@ -48,15 +48,16 @@ _WORD = re.compile(r"[a-z0-9']+")
 class Embedder:
     """The model's embeddings of short texts under each of `PROMPTS`, kept on disk.
 
-    Embedding the tools' examples takes seconds; the vectors are saved under `cache` (keyed
-    by the model file and the text), so only a new example costs anything after that.
+    Embedding the tools' examples takes a minute; the vectors are saved under `cache` (keyed
+    by the model file's name and size, so every checkout shares them, and by the text), and
+    only a new example costs anything after that.
     """
 
-    def __init__(self, llama: Any, model_path: str, cache: Path | None) -> None:
+    def __init__(self, llama: Any, model: Path, cache: Path | None) -> None:
         """Use `llama` (loaded with embeddings on, unpooled) for every vector."""
         self._llama = llama
-        self._key = hashlib.sha1(f"{model_path}:{PROMPTS}:v2".encode()).hexdigest()[:12]
-        self._file = cache / f"local-model-vectors-{self._key}.npz" if cache else None
+        key = hashlib.sha1(f"{model.name}:{model.stat().st_size}:{PROMPTS}".encode())
+        self._file = cache / f"local-model-vectors-{key.hexdigest()[:12]}.npz" if cache else None
         self._vectors: dict[str, np.ndarray] = {}
         self._unsaved = 0
         if self._file is not None and self._file.is_file():

@@ -40,7 +40,7 @@ def write_call(
     if not offered.choices:
         return tool_call(name, {}), ""
     grammar = call_grammar(name, parameters, offered.choices, offered.said)
-    call = read_call(complete(_prompt(function, turn), grammar, ARGS_MAX_TOKENS), name)
+    call = read_call(complete(_prompt(function, summary, turn), grammar, ARGS_MAX_TOKENS), name)
     if call is None:
         return None, "I couldn't work out the details of that. Could you say it another way?"
     required = set(dereference_refs(parameters).get("required") or [])
@@ -53,11 +53,10 @@ def write_call(
     return {**call, "args": args}, ""
 
 
-def _prompt(function: dict[str, Any], turn: Turn) -> str:
+def _prompt(function: dict[str, Any], summary: str, turn: Turn) -> str:
     """The tool's manual, the message and this turn's results, after the worked example."""
     schema = dereference_refs(dict(function.get("parameters") or {}))
     required = set(schema.get("required") or [])
-    summary = str(function.get("description") or "").strip().split("\n", 1)[0]
     lines = [f"Tool: {function['name']}: {summary}", "Arguments:"]
     for arg, prop in (schema.get("properties") or {}).items():
         about = str(prop.get("description") or "") if isinstance(prop, dict) else ""

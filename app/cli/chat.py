@@ -23,6 +23,7 @@ from app.cli.options import (
     VerboseOpt,
     text_id,
 )
+from app.cli.prepare import warmed
 from app.cli.render import LiveStatus, print_result
 from app.cli.single_turn import waiting
 from checkpoints.lanes import Lanes
@@ -90,6 +91,7 @@ async def _chat(settings: Settings, base: TurnRequest) -> int:
     try:
         async with Runner.open(settings) as runner, Lanes.open(settings) as lanes:
             runner.check_model(base.model)
+            await warmed(runner, base.model, err)
             while True:
                 message = await _read("[bold green]you>[/] ")
                 if not message:

@@ -1,4 +1,4 @@
-"""`agentloop` commands: chat, ask, resume, runs, slack, eval, bench, db upgrade, seed."""
+"""`agentloop` commands: chat, ask, resume, runs, slack, eval, bench, db upgrade, seed, prepare."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from app.cli.bench import bench_command
 from app.cli.chat import chat
 from app.cli.database import db_app, seed
 from app.cli.eval import eval_command
+from app.cli.prepare import prepare
 from app.cli.runs import runs_app
 from app.cli.single_turn import ask, resume
 from app.slack.cli import slack_command
@@ -29,6 +30,7 @@ app.command()(ask)
 app.command()(resume)
 app.command()(chat)
 app.command()(seed)
+app.command()(prepare)
 app.command("slack")(slack_command)
 app.command("bench")(bench_command)
 app.command("eval")(eval_command)

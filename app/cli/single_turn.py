@@ -30,6 +30,7 @@ from app.cli.options import (
     UserOpt,
     VerboseOpt,
 )
+from app.cli.prepare import warmed
 from app.cli.render import LiveStatus, print_result
 from checkpoints.lanes import Lanes
 from checkpoints.savers import CheckpointerNotReadyError
@@ -156,17 +157,16 @@ async def _once(
 ) -> TurnResult:
     """Run one turn (or apply one decision) in a fresh runner."""
     try:
-        # The thread's lane (as the Slack app holds it): another process's run of the same
-        # thread finishes first, so the thread's checkpoints stay one chain.
-        async with (
-            Runner.open(settings) as runner,
-            Lanes.open(settings) as lanes,
-            lanes.hold(request.thread_id, on_wait=waiting(request.thread_id)),
-        ):
-            with LiveStatus(err) if live else nullcontext() as status:
-                if decision is None:
-                    return await runner.run_turn(request, on_event=status)
-                return await runner.resume(request, decision, on_event=status)
+        async with Runner.open(settings) as runner, Lanes.open(settings) as lanes:
+            if live:
+                await warmed(runner, request.model, err)
+            # The thread's lane (as the Slack app holds it): another process's run of the
+            # same thread finishes first, so the thread's checkpoints stay one chain.
+            async with lanes.hold(request.thread_id, on_wait=waiting(request.thread_id)):
+                with LiveStatus(err) if live else nullcontext() as status:
+                    if decision is None:
+                        return await runner.run_turn(request, on_event=status)
+                    return await runner.resume(request, decision, on_event=status)
     except (ModelConfigError, CheckpointerNotReadyError) as exc:
         # Raised before the thread is touched: the message was not sent.
         raise cannot_open(settings, exc) from None

@@ -102,6 +102,15 @@ def test_a_bad_model_exits_2_before_the_thread_is_touched(tmp_path, write_script
     assert [m["data"]["content"] for m in request["messages"][1:]] == ["first?"]
 
 
+def test_prepare_warms_only_a_model_that_learns_from_examples(tmp_path, write_script) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    scripted = agentloop("prepare", "--model", write_script([]), env=env)
+    assert scripted.returncode == 0 and "nothing to prepare" in scripted.stdout
+    unknown = agentloop("prepare", "--model", "nonsense", env=env)
+    assert unknown.returncode == 2 and "unknown model 'nonsense'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+
+
 def test_an_id_no_store_can_hold_exits_2(tmp_path) -> None:
     env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
     proc = agentloop("ask", "hi", "--thread", "t" * 10_000, env=env)

@@ -168,3 +168,25 @@ def test_chat_on_the_local_model_names_asks_it_handles(tmp_path: Path) -> None:
     assert chat.returncode == 0, chat.stderr
     assert "model local" in chat.stdout
     assert all(f'"{example}"' in chat.stdout for example in LOCAL_EXAMPLES)
+
+
+def test_after_a_warm_up_a_new_process_embeds_only_the_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from graph.warm_up import warm_up
+
+    settings = Settings(_env_file=None)
+    warm_up(build_chat_model("local", settings), REGISTRY)
+    fresh = build_chat_model("local", settings)  # a new process: only the kept vectors
+    reader = fresh.intents._embedder._llama
+    original, embedded = reader.embed, []
+    monkeypatch.setattr(reader, "embed", lambda text: embedded.append(text) or original(text))
+
+    ask(fresh, [HumanMessage("which brands does Distex have?")], hints(client=["Distex"]))
+    meanings = ToolHints(examples=confirmation.meaning_examples())
+    reply = bind_offered(fresh, confirmation.meaning_tools(), meanings, tool_choice="required")
+    reply.invoke([HumanMessage("sure, go ahead")])
+
+    # Each message under the two prompts, and not one of the tools' examples.
+    assert len(embedded) == 4, embedded
+    assert all("brands does client have" in t or "go ahead" in t for t in embedded), embedded
