@@ -25,8 +25,6 @@ from local_model.decide import Decider, Hints, summary
 from local_model.writing import write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
-
-
 NO_HINTS: Any = SimpleNamespace(
     examples={}, changing=frozenset(), readers=frozenset(), abilities=(), mentions={}
 )

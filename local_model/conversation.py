@@ -34,6 +34,12 @@ class Result:
         except ValueError:
             return None
 
+    @property
+    def leaves_choice(self) -> bool:
+        """Whether the result leaves a choice among candidates to the person."""
+        data = self.data()
+        return isinstance(data, dict) and data.get("status") == "ambiguous"
+
 
 @dataclass(frozen=True)
 class Call:
@@ -54,10 +60,9 @@ class Exchange:
     """Tools a question of this model's asked about (`ASKED`): the answer may follow up."""
 
     def values(self) -> dict[str, list[Plain]]:
-        """Plain values by name, from the calls that went through and from their results.
+        """Plain values by name: the calls' arguments, then their results' fields.
 
-        The calls' arguments come first, then the results' fields at any depth (a listed
-        room's `room_type`, a stay's `check_in`).
+        Only calls that went through; fields at any depth (a listed room's `room_type`).
         """
         found: dict[str, list[Plain]] = {}
         failed = {r.name for r in self.results if r.failed}
@@ -108,15 +113,9 @@ def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:
         elif isinstance(message, ToolMessage):
             name = message.name or names.get(message.tool_call_id, "tool")
             results.append(Result(name, str(message.text), message.status == "error"))
-            if _asks_which(results[-1]):
+            if results[-1].leaves_choice:
                 asked.append(name)  # "the Acme one" answers it
     return Exchange(ask, tuple(calls), tuple(results), tuple(asked))
-
-
-def _asks_which(result: Result) -> bool:
-    """Whether a result leaves a choice among candidates to the person."""
-    data = result.data()
-    return isinstance(data, dict) and data.get("status") == "ambiguous"
 
 
 def _collect(node: Any, found: dict[str, list[Plain]]) -> None:

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple, Protocol
 from local_model.conversation import Turn
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.time_words import says_when
-from local_model.values import date_arguments, fill
+from local_model.time_words import says_when, time_words
+from local_model.values import FUNCTION_WORDS, bare, date_arguments, fill
 
 CLOSE = 0.05
 """Probability margin below which the two likeliest tools are both offered in a question
@@ -94,7 +94,6 @@ class Decider:
     """Chooses each step of a turn."""
 
     def __init__(self, intents: Intents) -> None:
-        """Classify messages with `intents`."""
         self._intents = intents
 
     def step(
@@ -120,11 +119,11 @@ class Decider:
             return Step(reply=small_talk(best, hints.abilities), why=f"small talk: {best} {p1:.2f}")
         options = [summary(by_name[n]) for n in (best, second) if n in by_name]
         pair = (best, second) if second in by_name else (best,)
-        if second in by_name and p1 - p2 < CLOSE:
-            why = f"close: {best} {p1:.2f}, {second} {p2:.2f}"
-            return Step(reply=which_of(options), why=why, asked=pair)
-        if best in hints.changing and p1 < SURE_OF_CHANGE:
-            why = f"unsure of a change: {best} {p1:.2f}"
+        close = second in by_name and p1 - p2 < CLOSE
+        if close or (best in hints.changing and p1 < SURE_OF_CHANGE):
+            why = (
+                f"{'close' if close else 'unsure of a change'}: {best} {p1:.2f}, {second} {p2:.2f}"
+            )
             return Step(reply=which_of(options), why=why, asked=pair)
         return self._toward(offer, best, ranked, f"{best} {p1:.2f}")
 
@@ -172,27 +171,32 @@ class Decider:
     def _rank(self, offer: _Offer, may_reply: bool) -> list[tuple[str, float]]:
         """The offered tools (and kinds of small talk) by probability for the message."""
         turn, by_name, hints = offer
-        classes: dict[str, tuple[str, ...]] = {
-            name: (*hints.examples.get(name, ()), summary(tool)) for name, tool in by_name.items()
-        }
-        if may_reply:
-            classes |= SMALL_TALK
+        classes = {n: (*hints.examples.get(n, ()), summary(t)) for n, t in by_name.items()}
+        classes |= SMALL_TALK if may_reply else {}
         if not classes:
             return []
-        alone = dict(self._intents.rank(_masked(turn.ask, hints.mentions) or "...", classes))
+        masked = _masked(turn.ask, hints.mentions)
+        alone = dict(self._intents.rank(masked or "...", classes))
         before = turn.before
         tools = dict(alone)
+        own, asking = _own_words(masked, hints.mentions)
         if before is not None and before.ask:
-            # A follow-up ("and for Distex?") is read as the ask it follows, too.
+            # A follow-up ("and for Distex?") is read as the ask it follows, too (only so
+            # when it says nothing but records and function words).
             both = f"{before.ask} {turn.ask}"
             together = dict(self._intents.rank(_masked(both, hints.mentions), classes))
-            tools = {n: (1 - CONTEXT) * p + CONTEXT * together[n] for n, p in alone.items()}
+            context = CONTEXT if own else 1.0
+            tools = {n: (1 - context) * p + context * together[n] for n, p in alone.items()}
         asked = set(before.asked) if before else set()
+        # The answer to this model's question leans to what it asked about, unless it asks
+        # for another tool in words of its own (not only values: records, times, numbers).
+        best = max((n for n in alone if n in by_name), key=alone.__getitem__, default="")
+        answering = best in asked or not asking
         knowing = asks_to_know(turn.ask)
         for name in tools:
             if knowing and name in hints.changing:
                 tools[name] = 0.0
-            tools[name] += ANSWER * (name in asked)
+            tools[name] += ANSWER * answering * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
         talk = {n: p for n, p in alone.items() if n not in by_name}
         weight = sum(tools[n] for n in by_name) or 1.0
@@ -220,6 +224,14 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
         pattern = rf"\b{re.escape(name)}\b(?!(?-i:\s+[A-Z]))"
         text = re.sub(pattern, word, text, flags=re.IGNORECASE)
     return text
+
+
+def _own_words(masked: str, mentions: Mapping[str, Sequence[str]]) -> tuple[set[str], set[str]]:
+    """A message's words (records masked) but function words, and those of them not values."""
+    kinds = {word for kind in mentions for word in kind.split("_")}
+    words = {bare(word) for word in masked.split()} - FUNCTION_WORDS - kinds - {""}
+    times = {bare(w) for start, end in time_words(masked) for w in masked[start:end].split()}
+    return words, {word for word in words - times if not word.replace(".", "").isdigit()}
 
 
 def _parameters(tool: dict[str, Any]) -> dict[str, Any]:

@@ -40,8 +40,7 @@ PROMPTS = (
 meaning, a decoder's state sums the message up far better than an average over its words."""
 RIDGE = 0.3
 """Ridge penalty of the embedding classifiers (chosen on the tuning asks)."""
-EMBEDDING_TEMPERATURE = 0.1
-NEAREST_TEMPERATURE = 0.05
+EMBEDDING_TEMPERATURE, NEAREST_TEMPERATURE = 0.1, 0.05
 _WORD = re.compile(r"[a-z0-9']+")
 
 
@@ -116,10 +115,9 @@ class _Classifier:
 
 
 class Intents:
-    """Ranks classes (tools and kinds of small talk) for a message."""
+    """Ranks classes (tools, kinds of small talk) for a message, trained once per set of them."""
 
     def __init__(self, embedder: Embedder) -> None:
-        """Embed with `embedder`; classifiers are trained per set of classes and kept."""
         self._embedder = embedder
         self._trained: dict[tuple[tuple[str, tuple[str, ...]], ...], _Classifier] = {}
 

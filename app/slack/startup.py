@@ -15,6 +15,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from core.models import ModelConfigError, ModelResolver
 from core.settings import Settings
 from core.settings_sections import SlackSection
+from graph.warm_up import warm_up
+from tools.registry import default_registry
 
 
 class SlackConfigError(ValueError):
@@ -42,12 +44,16 @@ def check_settings(slack: SlackSection, *, socket_mode: bool) -> None:
 
 
 def check_model(settings: Settings) -> ModelResolver:
-    """Resolve the deployment's model now; return the resolver the runner will use."""
+    """Resolve the deployment's model now; return the resolver the runner will use.
+
+    A model that learns from the tools' examples reads them now, not at the first message.
+    """
     models = ModelResolver(settings)
     try:
-        models.resolve(None)
+        model = models.resolve(None)
     except ModelConfigError as exc:
         raise SlackConfigError(f"AGENTLOOP_MODEL: {exc}") from None
+    warm_up(model, default_registry())
     return models
 
 

@@ -226,6 +226,52 @@ def test_a_follow_up_is_read_with_the_ask_before_it() -> None:
     assert intents.asked == ["and for Distex?", "what's still open for Thorinox? and for Distex?"]
 
 
+class TextIntents(StubIntents):
+    """Ranks by fixed scores for each text read (the message alone, or with the ask before)."""
+
+    def __init__(self, by_text: Mapping[str, Mapping[str, float]]) -> None:
+        super().__init__({})
+        self.by_text = by_text
+
+    def rank(self, text: str, classes: Mapping[str, Sequence[str]]) -> list[tuple[str, float]]:
+        self.scores = dict(self.by_text[text])
+        return super().rank(text, classes)
+
+
+def chosen_after(before: Exchange, ask: str, by_text: Mapping[str, Mapping[str, float]]) -> str:
+    hints = Hints(mentions={**KINDS, "client": ["Thorinox", "Distex"]})
+    chosen = Decider(TextIntents(by_text)).step(
+        Turn(Exchange(ask, (), ()), before), TOOLS, None, hints
+    )
+    return chosen.why
+
+
+def test_a_follow_up_of_records_alone_is_read_wholly_as_the_ask_before_it() -> None:
+    before = Exchange("what tasks does Thorinox have?", (Call("list_tasks", {}),), ())
+    scores = {
+        "and client?": {"lookup_client": 0.8, "list_tasks": 0.2},
+        "what tasks does client have? and client?": {"list_tasks": 0.7, "lookup_client": 0.3},
+    }
+    # Read half alone, "and Distex?" would be a client lookup.
+    assert chosen_after(before, "and Distex?", scores).startswith("list_tasks")
+
+
+def test_a_new_request_after_a_question_is_not_read_as_its_answer() -> None:
+    before = Exchange("who is Distex?", (), (), asked=("lookup_client",))
+    scores = {
+        "list the open tasks": {"list_tasks": 0.6, "lookup_client": 0.1},
+        "who is client? list the open tasks": {"lookup_client": 0.5, "list_tasks": 0.4},
+    }
+    assert chosen_after(before, "list the open tasks", scores).startswith("list_tasks")
+    # A message of values only (a time here) answers it.
+    before = Exchange("any rooms free?", (), (), asked=("get_availability",))
+    scores = {
+        "next weekend": {"resolve_date_hint": 0.6, "get_availability": 0.3},
+        "any rooms free? next weekend": {"resolve_date_hint": 0.5, "get_availability": 0.4},
+    }
+    assert chosen_after(before, "next weekend", scores).startswith("get_availability")
+
+
 # --- reading the conversation and what is said ----------------------------------------
 
 
