@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Protocol
 from local_model.conversation import Turn
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.time_words import says_when, time_words
+from local_model.time_words import says_when
 from local_model.values import FUNCTION_WORDS, bare, date_arguments, fill
 
 CLOSE = 0.05
@@ -179,24 +179,19 @@ class Decider:
         alone = dict(self._intents.rank(masked or "...", classes))
         before = turn.before
         tools = dict(alone)
-        own, asking = _own_words(masked, hints.mentions)
         if before is not None and before.ask:
             # A follow-up ("and for Distex?") is read as the ask it follows, too (only so
             # when it says nothing but records and function words).
             both = f"{before.ask} {turn.ask}"
             together = dict(self._intents.rank(_masked(both, hints.mentions), classes))
-            context = CONTEXT if own else 1.0
+            context = CONTEXT if _own_words(masked, hints.mentions) else 1.0
             tools = {n: (1 - context) * p + context * together[n] for n, p in alone.items()}
         asked = set(before.asked) if before else set()
-        # The answer to this model's question leans to what it asked about, unless it asks
-        # for another tool in words of its own (not only values: records, times, numbers).
-        best = max((n for n in alone if n in by_name), key=alone.__getitem__, default="")
-        answering = best in asked or not asking
         knowing = asks_to_know(turn.ask)
         for name in tools:
             if knowing and name in hints.changing:
                 tools[name] = 0.0
-            tools[name] += ANSWER * answering * (name in asked)
+            tools[name] += ANSWER * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
         talk = {n: p for n, p in alone.items() if n not in by_name}
         weight = sum(tools[n] for n in by_name) or 1.0
@@ -226,12 +221,10 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
     return text
 
 
-def _own_words(masked: str, mentions: Mapping[str, Sequence[str]]) -> tuple[set[str], set[str]]:
-    """A message's words (records masked) but function words, and those of them not values."""
+def _own_words(masked: str, mentions: Mapping[str, Sequence[str]]) -> set[str]:
+    """A message's words (the records it names masked) that are not function words."""
     kinds = {word for kind in mentions for word in kind.split("_")}
-    words = {bare(word) for word in masked.split()} - FUNCTION_WORDS - kinds - {""}
-    times = {bare(w) for start, end in time_words(masked) for w in masked[start:end].split()}
-    return words, {word for word in words - times if not word.replace(".", "").isdigit()}
+    return {bare(word) for word in masked.split()} - FUNCTION_WORDS - kinds - {""}
 
 
 def _parameters(tool: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,9 @@ import holidays
 
 CALENDARS = ("US", "IL", "GB", "IN")
 RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
+_COUNT = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:day|week|month)s?"
+_OFFSET = rf"in\s+{_COUNT}|{_COUNT}\s+(?:from\s+(?:today|now|tomorrow)|later|ago)"
+"""A time some days, weeks or months from now ("in two weeks", "3 days from today")."""
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _NUMERIC = r"\d{1,4}/\d{1,2}(?:/\d{1,4})?|\d{4}-\d{2}-\d{2}"
 _RANGE = r"\s*(?:-|–|to|until|through)\s*"
@@ -40,7 +43,7 @@ def _pattern() -> re.Pattern[str]:
         rf"(?:\s+{_DAY})?(?:{_RANGE}{_DAY})?(?:,?\s+\d{{4}})?"
     )
     ordinals = rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)(?:{_RANGE}(?:the\s+)?{_DAY})?"
-    return re.compile(rf"\b(?:{named}|{ordinals}|{_NUMERIC})\b", re.IGNORECASE)
+    return re.compile(rf"\b(?:{_OFFSET}|{named}|{ordinals}|{_NUMERIC})\b", re.IGNORECASE)
 
 
 def _holiday(name: str) -> str:
