@@ -171,18 +171,22 @@ def test_chat_on_the_local_model_names_asks_it_handles(tmp_path: Path) -> None:
 
 
 def test_after_a_warm_up_a_new_process_embeds_only_the_messages(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from graph.warm_up import warm_up
+    from tools.registry import ToolRegistry
 
-    settings = Settings(_env_file=None)
-    warm_up(build_chat_model("local", settings), REGISTRY)
+    # An empty cache and two tools, so the warm-up itself is what fills it.
+    registry = ToolRegistry([REGISTRY.get("lookup_brand"), REGISTRY.get("list_tasks")])
+    settings = Settings(_env_file=None, local_cache_dir=tmp_path)
+    warm_up(build_chat_model("local", settings), registry)
     fresh = build_chat_model("local", settings)  # a new process: only the kept vectors
     reader = fresh.intents._embedder._llama
     original, embedded = reader.embed, []
     monkeypatch.setattr(reader, "embed", lambda text: embedded.append(text) or original(text))
 
-    ask(fresh, [HumanMessage("which brands does Distex have?")], hints(client=["Distex"]))
+    asked = bind_offered(fresh, registry.openai_schemas(), hints(client=["Distex"]))
+    asked.invoke([SYSTEM, HumanMessage("which brands does Distex have?")])
     meanings = ToolHints(examples=confirmation.meaning_examples())
     reply = bind_offered(fresh, confirmation.meaning_tools(), meanings, tool_choice="required")
     reply.invoke([HumanMessage("sure, go ahead")])
