@@ -59,8 +59,8 @@ class Exchange:
     asked: tuple[str, ...] = ()
     """Tools a question of this model's asked about (`ASKED`): the answer may follow up."""
 
-    def values(self) -> dict[str, list[Plain]]:
-        """Plain values by name: the calls' arguments, then their results' fields.
+    def values(self, *, results: bool = True) -> dict[str, list[Plain]]:
+        """Plain values by name: the calls' arguments, then (with `results`) their results' fields.
 
         Only calls that went through; fields at any depth (a listed room's `room_type`).
         """
@@ -70,7 +70,7 @@ class Exchange:
             if call.name not in failed:
                 for key, value in call.args.items():
                     _add(found, key, value)
-        for result in self.results:
+        for result in self.results if results else ():
             if not result.failed:
                 _collect(result.data(), found)
         return found

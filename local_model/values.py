@@ -5,6 +5,8 @@ mentions); a date takes a date this turn's results hold, else the previous excha
 unless the message says its own time; a number one the message or the results give; an
 enum value one the message names; any other string a span of the message. An argument the
 turn cannot fill is left out when it is optional and asked for when it is required.
+From the previous exchange an optional argument takes only what its calls were given,
+never a field of its results.
 """
 
 from __future__ import annotations
@@ -59,10 +61,14 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
     schema = dereference_refs(dict(parameters))
     required = set(schema.get("required") or [])
     now = turn.now.values()
-    before = turn.before.values() if turn.before else {}
+    # What the previous exchange found may fill what this one needs; what it only asked
+    # for is all an optional filter carries over ("only the blocked ones" after a listing).
+    found = turn.before.values() if turn.before else {}
+    asked = turn.before.values(results=False) if turn.before else {}
     own_time = says_when(turn.ask)
     result = Fill()
     for arg, prop in (schema.get("properties") or {}).items():
+        before = found if arg in required else asked
         options = alternatives(prop)
         kinds = {str(a.get("type")) for a in options}
         enum = [v for a in options for v in a.get("enum", [])]

@@ -79,6 +79,30 @@ def test_a_follow_up_keeps_the_previous_record_and_a_missing_one_is_asked_for() 
     assert {"room_type", "check_in", "check_out"} <= set(offered.missing)
 
 
+def test_a_follow_ups_optional_filters_come_from_what_was_asked_not_what_was_found() -> None:
+    tasks = {"tasks": [{"title": "Refresh", "brand": "Garlic Press", "due_date": "2026-12-01"}]}
+    before = Exchange(
+        "what tasks does Distex have?",
+        (Call("list_tasks", {"client": "Distex"}),),
+        (Result("list_tasks", json.dumps(tasks), False),),
+    )
+    offered = fill(
+        parameters("list_tasks"), Turn(Exchange("only the blocked one", (), ()), before), KINDS
+    )
+    assert offered.choices == {"client": ["Distex"], "status": ["blocked"]}
+    # A required date may still come from what the exchange before found.
+    holiday = {"holiday": "Christmas Day", "start": "2026-12-25", "end": "2026-12-25"}
+    before = Exchange(
+        "when is Christmas?",
+        (Call("resolve_holiday", {"holiday_name": "Christmas"}),),
+        (Result("resolve_holiday", json.dumps(holiday), False),),
+    )
+    rooms = fill(
+        parameters("get_availability"), Turn(Exchange("any rooms?", (), ()), before), KINDS
+    )
+    assert rooms.choices["check_in"] == ["2026-12-25"]
+
+
 def test_dates_come_from_results_and_numbers_not_from_times_or_read_phrases() -> None:
     stay = {"hint": "Dec 20-22", "check_in": "2026-12-20", "check_out": "2026-12-22", "nights": 2}
     now = turn(
