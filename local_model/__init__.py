@@ -1,8 +1,5 @@
 """The embedded offline chat model: SmolLM2-135M-Instruct run by llama.cpp.
 
-A LangChain chat model that classifies a message among the tools it is offered, asks when
-unsure, and writes calls under a grammar of the values the conversation holds.
-
 It imports nothing of the application: the app passes what it knows as hints.
 """
 

@@ -1,8 +1,6 @@
 """`LocalChatModel`: the embedded model behind LangChain's chat-model interface.
 
-Each answer is one step (`decide`): a set answer, a question, or a tool call written under a
-grammar of the values the turn offers (`writing`). It returns at most one call per answer
-and answers the same conversation the same way every time.
+Each answer is one step (`decide`), at most one call, written under a grammar (`writing`).
 """
 
 from __future__ import annotations

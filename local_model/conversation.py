@@ -7,6 +7,8 @@ leans on the one before.
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,10 +61,11 @@ class Exchange:
     asked: tuple[str, ...] = ()
     """Tools a question of this model's asked about (`ASKED`): the answer may follow up."""
 
-    def values(self, *, results: bool = True) -> dict[str, list[Plain]]:
-        """Plain values by name: the calls' arguments, then (with `results`) their results' fields.
+    def values(self, picked_by: str | None = None) -> dict[str, list[Plain]]:
+        """Plain values by name: the calls' arguments, then their results' fields.
 
-        Only calls that went through; fields at any depth (a listed room's `room_type`).
+        Only calls that went through; fields at any depth (a listed room's `room_type`), or
+        with `picked_by` only of the records it picks out of their lists (`_picked`).
         """
         found: dict[str, list[Plain]] = {}
         failed = {r.name for r in self.results if r.failed}
@@ -70,9 +73,9 @@ class Exchange:
             if call.name not in failed:
                 for key, value in call.args.items():
                     _add(found, key, value)
-        for result in self.results if results else ():
-            if not result.failed:
-                _collect(result.data(), found)
+        for result in (r for r in self.results if not r.failed):
+            data = result.data()
+            _collect(data if picked_by is None else _picked(data, picked_by), found)
         return found
 
 
@@ -116,6 +119,25 @@ def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:
             if results[-1].leaves_choice:
                 asked.append(name)  # "the Acme one" answers it
     return Exchange(ask, tuple(calls), tuple(results), tuple(asked))
+
+
+def says(text: str, value: str) -> bool:
+    """Whether `text` says `value` as words of its own ("amazon_us" as "amazon us" too)."""
+    words, text = value.casefold().replace("_", " "), text.casefold().replace("_", " ")
+    return bool(words) and re.search(rf"\b{re.escape(words)}\b", text) is not None
+
+
+def _picked(node: Any, text: str) -> list[Any]:
+    """The records in `node` that `text` picks out of their list by a value only it holds."""
+    if isinstance(node, dict):
+        return [r for value in node.values() for r in _picked(value, text)]
+    if not isinstance(node, list):
+        return []
+    records = [r for r in node if isinstance(r, dict)]
+    held = Counter((k, v) for r in records for k, v in r.items() if isinstance(v, str))
+    only = [(k, v) for (k, v), n in held.items() if n == 1 and says(text, v)]
+    named = [r for r in records if any(r.get(k) == v for k, v in only)]
+    return named if len(named) == 1 else [r for item in node for r in _picked(item, text)]
 
 
 def _collect(node: Any, found: dict[str, list[Plain]]) -> None:

@@ -1,11 +1,7 @@
 """The local model's next step: a set answer, a question, or which tool to call.
 
-The message is classified among the offered tools (by the examples each declares) and the
-kinds of small talk (`intent`). A follow-up leans towards the previous exchange's tools; a
-question that asks to know never reaches a tool that changes data. When the two likeliest
-tools are close, or a change is not clearly asked for, the person is asked which they mean.
-A tool that needs dates the turn does not hold first has the message's time read by a date
-reader; after a result, the tool the message asked for is called once the results fill it.
+The message is classified among the offered tools and kinds of small talk (`intent`), a
+follow-up in context; close tools or an unsure change are asked about, never guessed.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """The grammar a tool call is written under, and the reading of what the model wrote.
 
-A call is `{"tool": <name>, "args": {...}}` under the tool's own argument schema, in which
-each argument the turn can fill is narrowed to the values it offers (see `values`): the
-135M model invents a string far more often than it copies one, but it chooses well among
-values it is given.
+Each argument is narrowed to the values the turn offers: the model chooses well, invents not.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""What a message asks for: a classifier over the examples each tool declares.
+"""What a message asks for: a classifier over the examples each class declares.
 
-Three views vote, each trained when a set of classes is first seen: the model's own
-embedding of the message under two prompts (a ridge classifier over each), and the nearest
-example by TF-IDF over words and character n-grams, which survives typos. Small talk is a
-set of classes too (`SMALL_TALK`), so "thanks!" and "list the tasks" are told apart the same
-way one tool is told from another.
+A class is a tool or a kind of small talk. Three votes: a ridge classifier over the model's
+embedding under each of two prompts, and the nearest example by TF-IDF (survives typos).
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """The values a call may take, argument by argument: only what the turn holds.
 
-A client or brand argument takes a record the message names (the app passes those
-mentions); a date takes a date this turn's results hold, else the previous exchange's
-unless the message says its own time; a number one the message or the results give; an
-enum value one the message names; any other string a span of the message. An argument the
-turn cannot fill is left out when it is optional and asked for when it is required.
-From the previous exchange an optional argument takes only what its calls were given,
-never a field of its results.
+Records the message names, dates and numbers the results give, enum values and spans the
+message says; from the exchange before, an optional argument takes only what its calls
+were given and a record the message picks out of a listing ("the one on amazon_us").
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Plain, Turn
+from local_model.conversation import Plain, Turn, says
 from local_model.grammar import alternatives
 from local_model.time_words import says_when, time_words
 
@@ -61,10 +57,10 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
     schema = dereference_refs(dict(parameters))
     required = set(schema.get("required") or [])
     now = turn.now.values()
-    # What the previous exchange found may fill what this one needs; what it only asked
-    # for is all an optional filter carries over ("only the blocked ones" after a listing).
     found = turn.before.values() if turn.before else {}
-    asked = turn.before.values(results=False) if turn.before else {}
+    given = turn.before.values(picked_by="") if turn.before else {}
+    asked = turn.before.values(picked_by=turn.ask) if turn.before else {}
+    picked = {k: [v for v in vs if v not in given.get(k, [])] for k, vs in asked.items()}
     own_time = says_when(turn.ask)
     result = Fill()
     for arg, prop in (schema.get("properties") or {}).items():
@@ -74,9 +70,10 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
         enum = [v for a in options for v in a.get("enum", [])]
         choices: list[Plain] = []
         if enum:
-            choices = [v for v in enum if _said(str(v), turn.ask)]
+            choices = [v for v in enum if says(turn.ask, str(v))]
         elif any(a.get("format") == "date" for a in options):
-            choices = [*(_dates(arg, now) or ([] if own_time else _dates(arg, before)))]
+            earlier = _dates(arg, before) if arg in required else before.get(arg, [])
+            choices = [*(_dates(arg, now) or ([] if own_time else earlier))]
         elif kinds and kinds <= {"integer", "number"}:
             got = _numbers(turn, mentions) + [v for v in now.get(arg, []) if not isinstance(v, str)]
             choices = got or before.get(arg, [])  # a text one is out of range
@@ -88,7 +85,9 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
             choices = [t for t in texts if _fits(t, options)]
         if choices:
             result.choices[arg] = choices
-            if arg not in required and any(_said(str(c), turn.ask) for c in choices):
+            if arg not in required and any(
+                says(turn.ask, str(c)) or c in picked.get(arg, []) for c in choices
+            ):
                 result.said.append(arg)
         elif arg in required:
             result.missing.append(arg)
@@ -186,7 +185,7 @@ def _texts(
     earlier = [v for v in before.get(arg, []) if isinstance(v, str)]
     if arg in mentions:
         # A record of this kind the message names, else the one the previous exchange had.
-        own = [n for n in mentions[arg] if _said(n, turn.ask)]
+        own = [n for n in mentions[arg] if says(turn.ask, n)]
         return own or results or earlier
     described = _described(about, mentions)
     named = [n for kind in described for n in mentions[kind]]
@@ -261,11 +260,6 @@ def _example(about: str) -> str:
 def _fits(text: str, options: list[dict[str, Any]]) -> bool:
     """Whether a string meets an alternative's length bounds."""
     return any(a.get("minLength", 0) <= len(text) <= a.get("maxLength", len(text)) for a in options)
-
-
-def _said(value: str, text: str) -> bool:
-    words = value.casefold().replace("_", " ")
-    return bool(words) and re.search(rf"\b{re.escape(words)}\b", text.casefold()) is not None
 
 
 def _blank(text: str, where: list[tuple[int, int]]) -> str:

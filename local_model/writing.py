@@ -1,7 +1,6 @@
 """Writing one tool call under a grammar of the values the turn offers.
 
-A short prompt, the grammar, and the checks that turn a call the message did not really
-give into a question.
+A call the message did not really give becomes a question instead.
 """
 
 from __future__ import annotations

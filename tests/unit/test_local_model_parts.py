@@ -90,6 +90,24 @@ def test_a_follow_ups_optional_filters_come_from_what_was_asked_not_what_was_fou
         parameters("list_tasks"), Turn(Exchange("only the blocked one", (), ()), before), KINDS
     )
     assert offered.choices == {"client": ["Distex"], "status": ["blocked"]}
+    # A record the message picks out of a listing is what it asks for.
+    candidates = [
+        {"name": "Garlic Press", "client": "Distex", "marketplace": "amazon_ca"},
+        {"name": "Garlic Press", "client": "Thorinox", "marketplace": "amazon_us"},
+    ]
+    before = Exchange(
+        "who owns Garlic Press?",
+        (Call("resolve_brand", {"brand": "Garlic Press"}),),
+        (Result("resolve_brand", json.dumps({"candidates": candidates}), False),),
+    )
+    picked = fill(
+        parameters("resolve_brand"), Turn(Exchange("the amazon_us one", (), ()), before), KINDS
+    )
+    assert picked.choices["client"] == ["Thorinox"] and picked.said == ["client"]
+    unpicked = fill(
+        parameters("resolve_brand"), Turn(Exchange("the other one", (), ()), before), KINDS
+    )
+    assert "client" not in unpicked.choices
     # A required date may still come from what the exchange before found.
     holiday = {"holiday": "Christmas Day", "start": "2026-12-25", "end": "2026-12-25"}
     before = Exchange(
