@@ -144,8 +144,8 @@ def _collect(node: Any, found: dict[str, list[Plain]]) -> None:
     if not isinstance(node, dict | list):
         return
     for key, value in node.items() if isinstance(node, dict) else enumerate(node):
-        if isinstance(key, str):
-            _add(found, key, value)
+        if isinstance(key, str):  # a nested record stands for its name ("client": {"name": …})
+            _add(found, key, value.get("name") if isinstance(value, dict) else value)
         _collect(value, found)
 
 

@@ -108,6 +108,15 @@ def test_a_follow_ups_optional_filters_come_from_what_was_asked_not_what_was_fou
         parameters("resolve_brand"), Turn(Exchange("the other one", (), ()), before), KINDS
     )
     assert "client" not in unpicked.choices
+    # A record the results hold under its kind stands for its name ("them" after a lookup).
+    client = {"status": "found", "client": {"id": 1, "name": "Thorinox", "notes": "Kitchen"}}
+    before = Exchange(
+        "look up Thorinox",
+        (Call("lookup_client", {"query": "Thorinox"}),),
+        (Result("lookup_client", json.dumps(client), False),),
+    )
+    them = Turn(Exchange("what notes do we have on them?", (), ()), before)
+    assert fill(parameters("get_client_context"), them, KINDS).choices["client"] == ["Thorinox"]
     # A required date may still come from what the exchange before found.
     holiday = {"holiday": "Christmas Day", "start": "2026-12-25", "end": "2026-12-25"}
     before = Exchange(
