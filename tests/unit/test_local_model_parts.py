@@ -79,55 +79,51 @@ def test_a_follow_up_keeps_the_previous_record_and_a_missing_one_is_asked_for() 
     assert {"room_type", "check_in", "check_out"} <= set(offered.missing)
 
 
+def follow_up(message: str, ask: str, call: Call, found: Any) -> Turn:
+    """`message` after `ask`, which `call` answered with `found`."""
+    before = Exchange(ask, (call,), (Result(call.name, json.dumps(found), False),))
+    return Turn(Exchange(message, (), ()), before)
+
+
 def test_a_follow_ups_optional_filters_come_from_what_was_asked_not_what_was_found() -> None:
     tasks = {"tasks": [{"title": "Refresh", "brand": "Garlic Press", "due_date": "2026-12-01"}]}
-    before = Exchange(
-        "what tasks does Distex have?",
-        (Call("list_tasks", {"client": "Distex"}),),
-        (Result("list_tasks", json.dumps(tasks), False),),
-    )
-    offered = fill(
-        parameters("list_tasks"), Turn(Exchange("only the blocked one", (), ()), before), KINDS
-    )
+    listed = Call("list_tasks", {"client": "Distex"})
+    blocked = follow_up("only the blocked one", "what tasks does Distex have?", listed, tasks)
+    offered = fill(parameters("list_tasks"), blocked, KINDS)
     assert offered.choices == {"client": ["Distex"], "status": ["blocked"]}
-    # A record the message picks out of a listing is what it asks for.
+    # A required date may still come from what the exchange before found.
+    holiday = {"holiday": "Christmas Day", "start": "2026-12-25", "end": "2026-12-25"}
+    asked = Call("resolve_holiday", {"holiday_name": "Christmas"})
+    rooms = follow_up("any rooms?", "when is Christmas?", asked, holiday)
+    assert fill(parameters("get_availability"), rooms, KINDS).choices["check_in"] == ["2026-12-25"]
+
+
+def test_a_record_the_follow_up_picks_out_of_a_listing_gives_its_fields() -> None:
     candidates = [
         {"name": "Garlic Press", "client": "Distex", "marketplace": "amazon_ca"},
         {"name": "Garlic Press", "client": "Thorinox", "marketplace": "amazon_us"},
     ]
-    before = Exchange(
-        "who owns Garlic Press?",
-        (Call("resolve_brand", {"brand": "Garlic Press"}),),
-        (Result("resolve_brand", json.dumps({"candidates": candidates}), False),),
-    )
+    resolved = Call("resolve_brand", {"brand": "Garlic Press"})
+    found = {"candidates": candidates}
     picked = fill(
-        parameters("resolve_brand"), Turn(Exchange("the amazon_us one", (), ()), before), KINDS
+        parameters("resolve_brand"),
+        follow_up("the amazon_us one", "who owns Garlic Press?", resolved, found),
+        KINDS,
     )
     assert picked.choices["client"] == ["Thorinox"] and picked.said == ["client"]
     unpicked = fill(
-        parameters("resolve_brand"), Turn(Exchange("the other one", (), ()), before), KINDS
+        parameters("resolve_brand"),
+        follow_up("the other one", "who owns Garlic Press?", resolved, found),
+        KINDS,
     )
     assert "client" not in unpicked.choices
-    # A record the results hold under its kind stands for its name ("them" after a lookup).
+
+
+def test_a_record_nested_under_its_kind_stands_for_its_name() -> None:
     client = {"status": "found", "client": {"id": 1, "name": "Thorinox", "notes": "Kitchen"}}
-    before = Exchange(
-        "look up Thorinox",
-        (Call("lookup_client", {"query": "Thorinox"}),),
-        (Result("lookup_client", json.dumps(client), False),),
-    )
-    them = Turn(Exchange("what notes do we have on them?", (), ()), before)
+    looked_up = Call("lookup_client", {"query": "Thorinox"})
+    them = follow_up("what notes do we have on them?", "look up Thorinox", looked_up, client)
     assert fill(parameters("get_client_context"), them, KINDS).choices["client"] == ["Thorinox"]
-    # A required date may still come from what the exchange before found.
-    holiday = {"holiday": "Christmas Day", "start": "2026-12-25", "end": "2026-12-25"}
-    before = Exchange(
-        "when is Christmas?",
-        (Call("resolve_holiday", {"holiday_name": "Christmas"}),),
-        (Result("resolve_holiday", json.dumps(holiday), False),),
-    )
-    rooms = fill(
-        parameters("get_availability"), Turn(Exchange("any rooms?", (), ()), before), KINDS
-    )
-    assert rooms.choices["check_in"] == ["2026-12-25"]
 
 
 def test_dates_come_from_results_and_numbers_not_from_times_or_read_phrases() -> None:
