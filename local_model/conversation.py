@@ -1,8 +1,4 @@
-"""What the local model reads of a conversation: this exchange and the one before.
-
-An exchange is a person's message, the calls made for it and their results; a follow-up
-leans on the one before.
-"""
+"""What the local model reads of a conversation: this exchange, and the one before it."""
 
 from __future__ import annotations
 

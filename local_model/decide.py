@@ -15,11 +15,10 @@ from local_model.conversation import Turn
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
-from local_model.values import FUNCTION_WORDS, bare, date_arguments, fill
+from local_model.values import FUNCTION_WORDS, bare, date_arguments, fill, name_spans
 
 CLOSE = 0.05
-"""Probability margin below which the two likeliest tools are both offered in a question
-(chosen on the tuning asks)."""
+"""Probability margin (set on the tuning asks) under which both likeliest tools are asked."""
 SURE_OF_CHANGE = 0.5
 """Below this probability a tool that changes data is asked about, not proposed."""
 CONTEXT = 0.5
@@ -218,9 +217,10 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
 
 
 def _own_words(masked: str, mentions: Mapping[str, Sequence[str]]) -> set[str]:
-    """A message's words (the records it names masked) that are not function words."""
+    """A message's words (the records it names masked) that are not function words or names."""
     kinds = {word for kind in mentions for word in kind.split("_")}
-    return {bare(word) for word in masked.split()} - FUNCTION_WORDS - kinds - {""}
+    names = {bare(word) for name in name_spans(masked, {}) for word in name.split()}
+    return {bare(word) for word in masked.split()} - FUNCTION_WORDS - kinds - names - {""}
 
 
 def _parameters(tool: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,7 @@
 """The values a call may take, argument by argument: only what the turn holds.
 
-Records the message names, dates and numbers the results give, enum values and spans the
-message says; from the exchange before, an optional argument takes only what its calls
-were given and a record the message picks out of a listing ("the one on amazon_us").
+From the exchange before, an optional argument takes only what its calls were given and a
+record the message picks out of a listing ("the one on amazon_us").
 """
 
 from __future__ import annotations
@@ -48,11 +47,13 @@ class Fill:
     """Optional arguments the message gives a value for: the call takes them."""
 
 
-def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Sequence[str]]) -> Fill:
-    """The values each argument of a call with `parameters` may take in `turn`.
+def fill(
+    parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Sequence[str]], tool: str = ""
+) -> Fill:
+    """The values each argument of a call of `tool` with `parameters` may take in `turn`.
 
-    A text argument whose description's examples are times ("e.g. 'next weekend'") takes
-    the times the message says.
+    Calling the same tool again keeps what its last call was given unless the message
+    replaces it ("what about the done ones?" keeps the client).
     """
     schema = dereference_refs(dict(parameters))
     required = set(schema.get("required") or [])
@@ -61,6 +62,8 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
     given = turn.before.values(picked_by="") if turn.before else {}
     asked = turn.before.values(picked_by=turn.ask) if turn.before else {}
     picked = {k: [v for v in vs if v not in given.get(k, [])] for k, vs in asked.items()}
+    calls = turn.before.calls if turn.before else ()
+    again = {k: v for c in calls if c.name == tool for k, v in c.args.items()}
     own_time = says_when(turn.ask)
     result = Fill()
     for arg, prop in (schema.get("properties") or {}).items():
@@ -86,7 +89,8 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Seque
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(
-                says(turn.ask, str(c)) or c in picked.get(arg, []) for c in choices
+                says(turn.ask, str(c)) or c in picked.get(arg, []) or c == again.get(arg)
+                for c in choices
             ):
                 result.said.append(arg)
         elif arg in required:
@@ -194,7 +198,7 @@ def _texts(
     if described:
         return named or results or earlier
     codes = _CODE.match(_example(about)) is not None
-    return results or _names(turn.ask, mentions, codes=codes) or earlier
+    return results or name_spans(turn.ask, mentions, codes=codes) or earlier
 
 
 def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
@@ -203,12 +207,10 @@ def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
     return [k for k in mentions if "name" in text and k.replace("_", " ") in text]
 
 
-def _names(text: str, mentions: Mapping[str, Sequence[str]], *, codes: bool = False) -> list[str]:
-    """Spans that read as names: a capitalized word not opening the message.
-
-    With `codes`, an identifier ("amazon_ca") is one too. The times the message says and the
-    records it names are not names.
-    """
+def name_spans(
+    text: str, mentions: Mapping[str, Sequence[str]], *, codes: bool = False
+) -> list[str]:
+    """Names: capitalized spans not opening the message, not a time or record (`codes`: ids too)."""
     named = [n for names in mentions.values() for n in names]
     records = [m.span() for n in named for m in re.finditer(re.escape(n), text, re.IGNORECASE)]
     quiet = _blank(text, [*time_words(text), *records])

@@ -33,7 +33,7 @@ def write_call(
     name, parameters = str(function["name"]), dict(function.get("parameters") or {})
     if not (parameters.get("properties") or {}):
         return tool_call(name, {}), ""
-    offered = fill(parameters, turn, mentions)
+    offered = fill(parameters, turn, mentions, name)
     if offered.missing:
         return None, ask_for(offered.missing, summary)
     if not offered.choices:

@@ -98,6 +98,23 @@ def test_a_follow_ups_optional_filters_come_from_what_was_asked_not_what_was_fou
     assert fill(parameters("get_availability"), rooms, KINDS).choices["check_in"] == ["2026-12-25"]
 
 
+def test_a_tool_called_again_keeps_what_it_was_given_unless_the_message_replaces_it() -> None:
+    listed = Call("list_tasks", {"client": "Distex", "status": "open"})
+    done = follow_up("what about the done ones?", "Distex's open tasks?", listed, {"tasks": []})
+    offered = fill(parameters("list_tasks"), done, KINDS, "list_tasks")
+    assert offered.choices == {"client": ["Distex"], "status": ["done"]}
+    assert set(offered.said) == {"client", "status"}
+    # Another tool is offered the client but not made to take it.
+    brands = fill(parameters("lookup_brand"), done, KINDS, "lookup_brand")
+    assert brands.choices["client"] == ["Distex"] and "client" not in brands.said
+    # A client the message names replaces the one kept.
+    named = {**KINDS, "client": ["Distex", "Thorinox"]}
+    other = follow_up("and Thorinox?", "Distex's open tasks?", listed, {"tasks": []})
+    assert fill(parameters("list_tasks"), other, named, "list_tasks").choices["client"] == [
+        "Thorinox"
+    ]
+
+
 def test_a_record_the_follow_up_picks_out_of_a_listing_gives_its_fields() -> None:
     candidates = [
         {"name": "Garlic Press", "client": "Distex", "marketplace": "amazon_ca"},
@@ -303,6 +320,12 @@ def test_a_follow_up_of_records_alone_is_read_wholly_as_the_ask_before_it() -> N
     }
     # Read half alone, "and Distex?" would be a client lookup.
     assert chosen_after(before, "and Distex?", scores).startswith("list_tasks")
+    # A name that is no record of the workspace (a person's) is no word of its own either.
+    named = {
+        "and Linus Park?": {"lookup_client": 0.8, "list_tasks": 0.2},
+        "what tasks does client have? and Linus Park?": {"list_tasks": 0.7, "lookup_client": 0.3},
+    }
+    assert chosen_after(before, "and Linus Park?", named).startswith("list_tasks")
 
 
 def test_the_answer_to_the_models_question_leans_to_what_it_asked() -> None:
