@@ -58,10 +58,10 @@ class Exchange:
     """Tools a question of this model's asked about (`ASKED`): the answer may follow up."""
 
     def values(self, picked_by: str | None = None) -> dict[str, list[Plain]]:
-        """Plain values by name: the calls' arguments, then their results' fields.
+        """Plain values by name: the arguments of calls that went through, then result fields.
 
-        Only calls that went through; fields at any depth (a listed room's `room_type`), or
-        with `picked_by` only of the records it picks out of their lists (`_picked`).
+        Every field at any depth, or with `picked_by` only the records a result is about
+        (`_about`) and those the text picks out of their lists (`_picked`).
         """
         found: dict[str, list[Plain]] = {}
         failed = {r.name for r in self.results if r.failed}
@@ -71,7 +71,8 @@ class Exchange:
                     _add(found, key, value)
         for result in (r for r in self.results if not r.failed):
             data = result.data()
-            _collect(data if picked_by is None else _picked(data, picked_by), found)
+            kept = data if picked_by is None else [_about(data), *_picked(data, picked_by)]
+            _collect(kept, found)
         return found
 
 
@@ -134,6 +135,12 @@ def _picked(node: Any, text: str) -> list[Any]:
     only = [(k, v) for (k, v), n in held.items() if n == 1 and says(text, v)]
     named = [r for r in records if any(r.get(k) == v for k, v in only)]
     return named if len(named) == 1 else [r for item in node for r in _picked(item, text)]
+
+
+def _about(data: Any) -> dict[str, Any]:
+    """The records a result is about: each record at its top, by its name."""
+    top = data.items() if isinstance(data, dict) else ()
+    return {k: v["name"] for k, v in top if isinstance(v, dict) and isinstance(v.get("name"), str)}
 
 
 def _collect(node: Any, found: dict[str, list[Plain]]) -> None:

@@ -1,7 +1,6 @@
 """What the local model says without writing prose: set answers, questions and results.
 
-A model this small invents when it paraphrases, so tool results are laid out a record per
-line instead.
+A model this small invents when it paraphrases: tool results are laid out a record per line.
 """
 
 from __future__ import annotations

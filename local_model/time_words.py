@@ -1,8 +1,4 @@
-"""Whether a message says when, and which of its words do: the phrases a date reader reads.
-
-Month and weekday names come from `calendar`, holiday names from the `holidays` package's
-calendars (every category), and a few words say when relative to today.
-"""
+"""Whether a message says when, and which of its words do: the phrases a date reader reads."""
 
 from __future__ import annotations
 
@@ -39,8 +35,8 @@ def _pattern() -> re.Pattern[str]:
     words = "|".join(sorted((re.escape(n) for n in names if n), key=len, reverse=True))
     # A name with the days and year written beside it: "10 December", "Dec 20-22, 2026".
     named = (
-        rf"(?:(?:this|next|coming|last)\s+)*(?:{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve))?"
-        rf"(?:\s+{_DAY})?(?:{_RANGE}{_DAY})?(?:,?\s+\d{{4}})?"
+        rf"(?:(?:this|next|coming|last)\s+)*(?:(?:the\s+)?{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve))?"
+        rf"(?:\s+{_DAY})?(?:{_RANGE}(?:the\s+)?{_DAY})?(?:,?\s+\d{{4}})?"
     )
     ordinals = rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)(?:{_RANGE}(?:the\s+)?{_DAY})?"
     return re.compile(rf"\b(?:{_OFFSET}|{named}|{ordinals}|{_NUMERIC})\b", re.IGNORECASE)

@@ -59,10 +59,10 @@ def fill(
     required = set(schema.get("required") or [])
     now = turn.now.values()
     found = turn.before.values() if turn.before else {}
-    given = turn.before.values(picked_by="") if turn.before else {}
     asked = turn.before.values(picked_by=turn.ask) if turn.before else {}
-    picked = {k: [v for v in vs if v not in given.get(k, [])] for k, vs in asked.items()}
     calls = turn.before.calls if turn.before else ()
+    given = [(k, v) for c in calls for k, v in c.args.items()]
+    picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
     again = {k: v for c in calls if c.name == tool for k, v in c.args.items()}
     own_time = says_when(turn.ask)
     result = Fill()

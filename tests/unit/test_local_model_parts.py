@@ -43,6 +43,7 @@ def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> N
     assert said("any Queen rooms free December 10 to 12?") == ["December 10 to 12"]
     assert said("on 15 December for two nights") == ["15 December"]
     assert said("and from the 8th to the 10th?") == ["the 8th to the 10th"]
+    assert said("free on the 19th of December?") == ["the 19th of December"]
     assert said("date of new year's eve") == ["new year's eve"]
     assert says_when("one night in Hanukkah")
     # "may" and "march" are words before they are months.
@@ -136,11 +137,15 @@ def test_a_record_the_follow_up_picks_out_of_a_listing_gives_its_fields() -> Non
     assert "client" not in unpicked.choices
 
 
-def test_a_record_nested_under_its_kind_stands_for_its_name() -> None:
+def test_a_record_a_result_is_about_stands_for_its_name() -> None:
     client = {"status": "found", "client": {"id": 1, "name": "Thorinox", "notes": "Kitchen"}}
     looked_up = Call("lookup_client", {"query": "Thorinox"})
     them = follow_up("what notes do we have on them?", "look up Thorinox", looked_up, client)
     assert fill(parameters("get_client_context"), them, KINDS).choices["client"] == ["Thorinox"]
+    # The record a result is about is kept by a filter too, unlike a listed record's fields.
+    theirs = follow_up("and their tasks?", "look up Thorinox", looked_up, client)
+    offered = fill(parameters("list_tasks"), theirs, KINDS, "list_tasks")
+    assert offered.choices == {"client": ["Thorinox"]} and offered.said == ["client"]
 
 
 def test_dates_come_from_results_and_numbers_not_from_times_or_read_phrases() -> None:
