@@ -188,13 +188,13 @@ def _texts(
     results = [v for v in now.get(arg, []) if isinstance(v, str)]
     earlier = [v for v in before.get(arg, []) if isinstance(v, str)]
     if arg in mentions:
-        # A record of this kind the message names, else the one the previous exchange had.
         own = [n for n in mentions[arg] if says(turn.ask, n)]
         return own or results or earlier
     described = _described(about, mentions)
     named = [n for kind in described for n in mentions[kind]]
-    if required:
-        return named or [*results, *(s for s in spans(turn.ask) if not _NUMBER.fullmatch(s))]
+    if required:  # a record of the kind the exchange before had, or any span of the message
+        kept = [v for kind in described for v in before.get(kind, []) if isinstance(v, str)]
+        return named or [*results, *kept, *(s for s in spans(turn.ask) if not _NUMBER.fullmatch(s))]
     if described:
         return named or results or earlier
     codes = _CODE.match(_example(about)) is not None

@@ -146,6 +146,9 @@ def test_a_record_a_result_is_about_stands_for_its_name() -> None:
     theirs = follow_up("and their tasks?", "look up Thorinox", looked_up, client)
     offered = fill(parameters("list_tasks"), theirs, KINDS, "list_tasks")
     assert offered.choices == {"client": ["Thorinox"]} and offered.said == ["client"]
+    # A required name of that kind may take it too, before the message's own words.
+    manager = follow_up("who is their account manager?", "look up Thorinox", looked_up, client)
+    assert fill(parameters("lookup_client"), manager, KINDS).choices["query"][0] == "Thorinox"
 
 
 def test_dates_come_from_results_and_numbers_not_from_times_or_read_phrases() -> None:
