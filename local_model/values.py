@@ -73,7 +73,8 @@ def fill(
         enum = [v for a in options for v in a.get("enum", [])]
         choices: list[Plain] = []
         if enum:
-            choices = [v for v in enum if says(turn.ask, str(v))]
+            kept = [] if arg in required else [v for v in before.get(arg, []) if v in enum]
+            choices = [v for v in enum if says(turn.ask, str(v))] or kept
         elif any(a.get("format") == "date" for a in options):
             earlier = _dates(arg, before) if arg in required else before.get(arg, [])
             choices = [*(_dates(arg, now) or ([] if own_time else earlier))]
@@ -138,11 +139,9 @@ def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
 
 
 def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
-    """Whether a text argument says nothing of its own.
+    """Whether a text argument says nothing of its own (the message did not give it).
 
-    Each of its words is a function word, a word of the tool's own name ("note" for a note
-    tool) or a word of another argument's value ("Distex" as the note about client Distex):
-    the message did not give it.
+    Its words are function words, of the tool's name ("note") or of another argument's value.
     """
     if not isinstance(value, str):
         return False

@@ -111,9 +111,9 @@ def test_a_tool_called_again_keeps_what_it_was_given_unless_the_message_replaces
     # A client the message names replaces the one kept.
     named = {**KINDS, "client": ["Distex", "Thorinox"]}
     other = follow_up("and Thorinox?", "Distex's open tasks?", listed, {"tasks": []})
-    assert fill(parameters("list_tasks"), other, named, "list_tasks").choices["client"] == [
-        "Thorinox"
-    ]
+    offered = fill(parameters("list_tasks"), other, named, "list_tasks")
+    assert offered.choices == {"client": ["Thorinox"], "status": ["open"]}
+    assert set(offered.said) == {"client", "status"}
 
 
 def test_a_record_the_follow_up_picks_out_of_a_listing_gives_its_fields() -> None:
