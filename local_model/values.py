@@ -1,8 +1,4 @@
-"""The values a call may take, argument by argument: only what the turn holds.
-
-From the exchange before, an optional argument takes only what its calls were given and a
-record the message picks out of a listing ("the one on amazon_us").
-"""
+"""The values a call may take, argument by argument: only what the turn holds."""
 
 from __future__ import annotations
 
@@ -52,21 +48,25 @@ def fill(
 ) -> Fill:
     """The values each argument of a call of `tool` with `parameters` may take in `turn`.
 
-    Calling the same tool again keeps what its last call was given unless the message
-    replaces it ("what about the done ones?" keeps the client).
+    A message of only function words, names and enum values calling the same tool again keeps
+    what its last call was given unless it replaces it ("what about the done ones?").
     """
     schema = dereference_refs(dict(parameters))
-    required = set(schema.get("required") or [])
+    required, props = set(schema.get("required") or []), schema.get("properties") or {}
     now = turn.now.values()
     found = turn.before.values() if turn.before else {}
     asked = turn.before.values(picked_by=turn.ask) if turn.before else {}
     calls = turn.before.calls if turn.before else ()
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
-    again = {k: v for c in calls if c.name == tool for k, v in c.args.items()}
+    own = {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - {""}
+    said = [*name_spans(turn.ask, {}), *(n for names in mentions.values() for n in names)]
+    said += [str(v) for p in props.values() for a in alternatives(p) for v in a.get("enum", [])]
+    leans = not own - {bare(w) for s in said for w in s.replace("_", " ").split()}
+    again = {k: v for c in calls if c.name == tool and leans for k, v in c.args.items()}
     own_time = says_when(turn.ask)
     result = Fill()
-    for arg, prop in (schema.get("properties") or {}).items():
+    for arg, prop in props.items():
         before = found if arg in required else asked
         options = alternatives(prop)
         kinds = {str(a.get("type")) for a in options}

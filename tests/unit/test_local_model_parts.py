@@ -114,6 +114,11 @@ def test_a_tool_called_again_keeps_what_it_was_given_unless_the_message_replaces
     offered = fill(parameters("list_tasks"), other, named, "list_tasks")
     assert offered.choices == {"client": ["Thorinox"], "status": ["open"]}
     assert set(offered.said) == {"client", "status"}
+    # A request in words of its own does not lean on the call before it.
+    graces = Call("list_tasks", {"assignee": "Grace Hopper"})
+    fresh = follow_up("list Thorinox's open tasks", "Grace Hopper's title?", graces, {"tasks": []})
+    offered = fill(parameters("list_tasks"), fresh, named, "list_tasks")
+    assert offered.choices["client"] == ["Thorinox"] and set(offered.said) == {"client", "status"}
 
 
 def test_a_record_the_follow_up_picks_out_of_a_listing_gives_its_fields() -> None:
