@@ -57,11 +57,11 @@ class Exchange:
     asked: tuple[str, ...] = ()
     """Tools a question of this model's asked about (`ASKED`): the answer may follow up."""
 
-    def values(self, picked_by: str | None = None) -> dict[str, list[Plain]]:
+    def values(self, picked_by: str | None = None, about: bool = True) -> dict[str, list[Plain]]:
         """Plain values by name: the arguments of calls that went through, then result fields.
 
-        Every field at any depth, or with `picked_by` only the records a result is about
-        (`_about`) and those the text picks out of their lists (`_picked`).
+        Every field at any depth, or with `picked_by` only the records the text picks out of
+        their lists (`_picked`) and, with `about`, the records a result is about (`_about`).
         """
         found: dict[str, list[Plain]] = {}
         failed = {r.name for r in self.results if r.failed}
@@ -71,8 +71,8 @@ class Exchange:
                     _add(found, key, value)
         for result in (r for r in self.results if not r.failed):
             data = result.data()
-            kept = data if picked_by is None else [_about(data), *_picked(data, picked_by)]
-            _collect(kept, found)
+            picks = [_about(data) if about else {}, *_picked(data, picked_by or "")]
+            _collect(data if picked_by is None else picks, found)
         return found
 
 

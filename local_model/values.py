@@ -21,10 +21,10 @@ _FUNCTION_WORDS = """a an the this that these those it its is are was be to of f
     them their one ones please can could would will do does did what which who whose when where
     how any some all about"""
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
-_CONTENTFUL = "i he she you we they one any some all"
-"""Words that name nothing on their own."""
+_CONTENTFUL = "i he she you we they one any some all"  # words that name nothing on their own
 JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 """Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
+BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # "and their tasks?"
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CUT = "\x00"
@@ -48,21 +48,22 @@ def fill(
 ) -> Fill:
     """The values each argument of a call of `tool` with `parameters` may take in `turn`.
 
-    A message of only function words, names and enum values calling the same tool again keeps
-    what its last call was given unless it replaces it ("what about the done ones?").
+    A message that leans on the one before keeps what the same tool's last call was given.
     """
     schema = dereference_refs(dict(parameters))
     required, props = set(schema.get("required") or []), schema.get("properties") or {}
     now = turn.now.values()
     found = turn.before.values() if turn.before else {}
-    asked = turn.before.values(picked_by=turn.ask) if turn.before else {}
+    words = {bare(w) for w in turn.ask.split()}
+    said = [*name_spans(turn.ask, {}), *(n for names in mentions.values() for n in names)]
+    said += [str(v) for p in props.values() for a in alternatives(p) for v in a.get("enum", [])]
+    told = {bare(w) for s in said for w in s.replace("_", " ").split()}
+    leans = not words - FUNCTION_WORDS - told - {""}  # it says nothing but names and values
+    refers = leans or bool(words & BACK)
+    asked = turn.before.values(picked_by=turn.ask, about=refers) if turn.before else {}
     calls = turn.before.calls if turn.before else ()
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
-    own = {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - {""}
-    said = [*name_spans(turn.ask, {}), *(n for names in mentions.values() for n in names)]
-    said += [str(v) for p in props.values() for a in alternatives(p) for v in a.get("enum", [])]
-    leans = not own - {bare(w) for s in said for w in s.replace("_", " ").split()}
     again = {k: v for c in calls if c.name == tool and leans for k, v in c.args.items()}
     own_time = says_when(turn.ask)
     result = Fill()

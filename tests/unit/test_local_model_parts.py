@@ -151,6 +151,9 @@ def test_a_record_a_result_is_about_stands_for_its_name() -> None:
     theirs = follow_up("and their tasks?", "look up Thorinox", looked_up, client)
     offered = fill(parameters("list_tasks"), theirs, KINDS, "list_tasks")
     assert offered.choices == {"client": ["Thorinox"]} and offered.said == ["client"]
+    # Unless the message neither refers back nor leans on it: a request of its own.
+    afresh = follow_up("show tasks due before December 10", "look up Thorinox", looked_up, client)
+    assert "client" not in fill(parameters("list_tasks"), afresh, KINDS, "list_tasks").choices
     # A required name of that kind may take it too, before the message's own words.
     manager = follow_up("who is their account manager?", "look up Thorinox", looked_up, client)
     assert fill(parameters("lookup_client"), manager, KINDS).choices["query"][0] == "Thorinox"
