@@ -24,7 +24,7 @@ FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 _CONTENTFUL = "i he she you we they one any some all"  # words that name nothing on their own
 JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 """Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
-BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # "and their tasks?"
+BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # pronouns that refer back
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CUT = "\x00"
