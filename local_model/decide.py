@@ -20,9 +20,7 @@ from local_model.values import FUNCTION_WORDS, bare, date_arguments, fill, name_
 CLOSE = 0.05
 """Probability margin (set on the tuning asks) under which both likeliest tools are asked."""
 SURE_OF_CHANGE = 0.5
-"""Below this probability a tool that changes data is asked about, not proposed."""
-CONTEXT = 0.5
-"""Weight of the previous ask and this one read together, against this one alone."""
+"""Below this share of the tools' probability a change is asked about, not proposed."""
 ANSWER = 1.0
 """Added to the tools a question of this model's asked about: the next message answers it."""
 _REQUEST = re.compile(
@@ -115,10 +113,9 @@ class Decider:
         options = [summary(by_name[n]) for n in (best, second) if n in by_name]
         pair = (best, second) if second in by_name else (best,)
         close = second in by_name and p1 - p2 < CLOSE
-        if close or (best in hints.changing and p1 < SURE_OF_CHANGE):
-            why = (
-                f"{'close' if close else 'unsure of a change'}: {best} {p1:.2f}, {second} {p2:.2f}"
-            )
+        mass = sum(p for n, p in ranked if n in by_name)  # small talk is already ruled out
+        if close or (best in hints.changing and p1 < SURE_OF_CHANGE * mass):
+            why = f"{'close' if close else 'an unsure change'}: {best} {p1:.2f}, {second} {p2:.2f}"
             return Step(reply=which_of(options), why=why, asked=pair)
         return self._toward(offer, best, ranked, f"{best} {p1:.2f}")
 
@@ -151,16 +148,15 @@ class Decider:
         tool = by_name[name]
         parameters = _parameters(tool)
         dated = date_arguments(parameters)
-        lacking = fill(parameters, turn, hints.mentions).missing
-        unread = [arg for arg in dated if arg in lacking] or (dated if says_when(turn.ask) else [])
+        missing = [arg for arg in dated if arg in fill(parameters, turn, hints.mentions).missing]
+        unread = missing or (dated if says_when(turn.ask) else [])
         if not unread or name in hints.readers:
             return Step(tool=tool, why=why)
         readers = [n for n, _ in ranked if n in hints.readers and n in by_name]
         if readers and says_when(turn.ask):
             return Step(tool=by_name[readers[0]], why=f"{why}; read the time first")
-        if [arg for arg in dated if arg in lacking]:
-            question = ask_for([a for a in dated if a in lacking], summary(tool))
-            return Step(reply=question, why=why, asked=(name,))
+        if missing:
+            return Step(reply=ask_for(missing, summary(tool)), why=why, asked=(name,))
         return Step(tool=tool, why=why)
 
     def _rank(self, offer: _Offer, may_reply: bool) -> list[tuple[str, float]]:
@@ -174,13 +170,11 @@ class Decider:
         alone = dict(self._intents.rank(masked or "...", classes))
         before = turn.before
         tools = dict(alone)
-        if before is not None and before.ask:
-            # A follow-up ("and for Distex?") is read as the ask it follows, too (only so
-            # when it says nothing but records and function words).
+        if before is not None and before.ask and not _own_words(masked, hints.mentions):
+            # A follow-up that says nothing of its own ("and for Distex?") is read as the ask
+            # it follows; one with words of its own is a request of its own.
             both = f"{before.ask} {turn.ask}"
-            together = dict(self._intents.rank(_masked(both, hints.mentions), classes))
-            context = CONTEXT if _own_words(masked, hints.mentions) else 1.0
-            tools = {n: (1 - context) * p + context * together[n] for n, p in alone.items()}
+            tools = dict(self._intents.rank(_masked(both, hints.mentions), classes))
         asked = set(before.asked) if before else set()
         knowing = asks_to_know(turn.ask)
         for name in tools:

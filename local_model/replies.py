@@ -85,9 +85,8 @@ def _one_line(record: dict[str, Any]) -> str:
         if value is None or _ID.fullmatch(key) or isinstance(value, dict):
             continue
         if isinstance(value, list):
-            items = [_scalar(item) for item in value[:NESTED_ITEMS]]
-            more = ", …" if len(value) > NESTED_ITEMS else ""
-            shown.append(f"{key}: " + "; ".join(items) + more)
+            more = ", …" * (len(value) > NESTED_ITEMS)
+            shown.append(f"{key}: " + "; ".join(_scalar(v) for v in value[:NESTED_ITEMS]) + more)
         else:
             shown.append(f"{key}: {_field(value)}")
     return ", ".join(shown)

@@ -48,7 +48,7 @@ def fill(
 ) -> Fill:
     """The values each argument of a call of `tool` with `parameters` may take in `turn`.
 
-    A message that leans on the one before keeps what the same tool's last call was given.
+    A follow-up that leans on `tool`'s last call, or refers back to any call, keeps its arguments.
     """
     schema = dereference_refs(dict(parameters))
     required, props = set(schema.get("required") or []), schema.get("properties") or {}
@@ -59,12 +59,12 @@ def fill(
     said += [str(v) for p in props.values() for a in alternatives(p) for v in a.get("enum", [])]
     told = {bare(w) for s in said for w in s.replace("_", " ").split()}
     leans = not words - FUNCTION_WORDS - told - {""}  # it says nothing but names and values
-    refers = leans or bool(words & BACK)
-    asked = turn.before.values(picked_by=turn.ask, about=refers) if turn.before else {}
+    back = bool(words & BACK)  # it refers back ("fix them")
+    asked = turn.before.values(picked_by=turn.ask, about=leans or back) if turn.before else {}
     calls = turn.before.calls if turn.before else ()
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
-    again = {k: v for c in calls if c.name == tool and leans for k, v in c.args.items()}
+    again = {k: v for c in calls if back or (leans and c.name == tool) for k, v in c.args.items()}
     own_time = says_when(turn.ask)
     result = Fill()
     for arg, prop in props.items():

@@ -14,7 +14,7 @@ from local_model.conversation import Turn
 from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
 from local_model.replies import ask_for
-from local_model.values import as_span, fill, tidied, weak
+from local_model.values import as_span, bare, fill, tidied, weak
 
 ARGS_MAX_TOKENS = 160
 Complete = Callable[[str, Any, int], str]
@@ -43,13 +43,20 @@ def write_call(
     if call is None:
         return None, "I couldn't work out the details of that. Could you say it another way?"
     required = set(dereference_refs(parameters).get("required") or [])
-    args = as_span(call["args"], parameters)
+    args = _once(as_span(call["args"], parameters), required)
     texts = [a for a in required if a not in mentions and isinstance(args.get(a), str)]
     args |= {a: tidied(args[a], a, args) for a in texts}
     unsaid = [a for a in texts if a in offered.choices and weak(args[a], a, args, name)]
     if unsaid:
         return None, ask_for(unsaid, summary)
     return {**call, "args": args}, ""
+
+
+def _once(args: dict[str, Any], required: set[str]) -> dict[str, Any]:
+    """A phrase said once fills one argument: an optional text within another's value goes."""
+    words = {k: {bare(w) for w in v.split()} for k, v in args.items() if isinstance(v, str)}
+    inside = {k for k, w in words.items() if any(w <= o for j, o in words.items() if j != k)}
+    return {k: v for k, v in args.items() if k in required or k not in inside}
 
 
 def _prompt(function: dict[str, Any], summary: str, turn: Turn) -> str:

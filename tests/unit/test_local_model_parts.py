@@ -17,6 +17,7 @@ from local_model.intent import SMALL_TALK
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when, time_words
 from local_model.values import as_span, fill, spans, weak
+from local_model.writing import write_call
 from tools.registry import default_registry
 
 SCHEMAS = {s["function"]["name"]: s for s in default_registry().openai_schemas()}
@@ -119,6 +120,32 @@ def test_a_tool_called_again_keeps_what_it_was_given_unless_the_message_replaces
     fresh = follow_up("list Thorinox's open tasks", "Grace Hopper's title?", graces, {"tasks": []})
     offered = fill(parameters("list_tasks"), fresh, named, "list_tasks")
     assert offered.choices["client"] == ["Thorinox"] and set(offered.said) == {"client", "status"}
+
+
+def test_a_follow_up_that_refers_back_keeps_what_the_call_before_was_given() -> None:
+    audit = Call("audit_brand_mappings", {"client": "Distex"})
+    found = {"checked": 3, "missing": [{"brand": "Distex Lighting", "client": "Distex"}]}
+    fix = follow_up("go ahead and fix them", "audit the brands of Distex", audit, found)
+    offered = fill(parameters("apply_remediation"), fix, KINDS, "apply_remediation")
+    assert offered.choices["client"] == ["Distex"] and "client" in offered.said
+    # Without a word that refers back, another tool is offered the client, not made to take it.
+    every = follow_up("go ahead and fix the mappings", "audit Distex", audit, found)
+    offered = fill(parameters("apply_remediation"), every, KINDS, "apply_remediation")
+    assert offered.choices["client"] == ["Distex"] and "client" not in offered.said
+
+
+def test_a_phrase_said_once_fills_one_argument() -> None:
+    wrote = {"client": "Thorinox", "name": "Thorinox Pans", "marketplace": "Pans"}
+    wrote |= {"destination_space": "Pans"}
+    call, question = write_call(
+        SCHEMAS["create_brand"],
+        turn("add a brand called Thorinox Pans to Thorinox"),
+        {**KINDS, "client": ["Thorinox"]},
+        "Add a brand",
+        lambda prompt, grammar, tokens: json.dumps({"tool": "create_brand", "args": wrote}),
+    )
+    assert question == "" and call is not None
+    assert call["args"] == {"client": "Thorinox", "name": "Thorinox Pans"}
 
 
 def test_a_record_the_follow_up_picks_out_of_a_listing_gives_its_fields() -> None:
@@ -247,10 +274,15 @@ def test_close_tools_or_an_unsure_change_are_asked_about() -> None:
     close = step({"lookup_client": 0.41, "remember_client_note": 0.39}, "Distex wants Fridays")
     assert close.tool is None and close.reply.startswith("Do you want me to look up a client")
     assert close.asked == ("lookup_client", "remember_client_note")
-    unsure = step(
-        {"remember_client_note": 0.45, "lookup_client": 0.3, "thanks": 0.25}, "Distex and Fridays"
-    )
+    scores = {"remember_client_note": 0.3, "lookup_client": 0.2, "list_tasks": 0.15, "thanks": 0.25}
+    unsure = step(scores, "Distex and Fridays")
     assert unsure.tool is None and "remember a durable fact" in unsure.reply
+
+
+def test_a_change_is_proposed_when_it_holds_most_of_the_tools_probability() -> None:
+    # Small talk is no rival of a tool: only the tools' probability counts.
+    sure = step({"remember_client_note": 0.3, "thanks": 0.4, "lookup_client": 0.1}, "note: Distex")
+    assert sure.tool is not None and sure.tool["function"]["name"] == "remember_client_note"
 
 
 def test_a_question_that_asks_to_know_never_reaches_a_change() -> None:
@@ -342,6 +374,13 @@ def test_a_follow_up_of_records_alone_is_read_wholly_as_the_ask_before_it() -> N
         "what tasks does client have? and Linus Park?": {"list_tasks": 0.7, "lookup_client": 0.3},
     }
     assert chosen_after(before, "and Linus Park?", named).startswith("list_tasks")
+
+
+def test_a_follow_up_with_words_of_its_own_is_read_alone() -> None:
+    before = Exchange("what tasks does Thorinox have?", (Call("list_tasks", {}),), ())
+    # The ask before is not read with it (TextIntents fails on a text it has no scores for).
+    alone = {"look up who works on client": {"lookup_client": 0.6, "list_tasks": 0.4}}
+    assert chosen_after(before, "look up who works on Distex", alone).startswith("lookup_client")
 
 
 def test_the_answer_to_the_models_question_leans_to_what_it_asked() -> None:
