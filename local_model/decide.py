@@ -15,7 +15,7 @@ from local_model.conversation import Turn
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
-from local_model.values import FUNCTION_WORDS, bare, date_arguments, fill, name_spans
+from local_model.values import date_arguments, enum_values, fill, own_words
 
 CLOSE = 0.05
 """Probability margin (set on the tuning asks) under which both likeliest tools are asked."""
@@ -170,7 +170,8 @@ class Decider:
         alone = dict(self._intents.rank(masked or "...", classes))
         before = turn.before
         tools = dict(alone)
-        if before is not None and before.ask and not _own_words(masked, hints.mentions):
+        values = [v for tool in by_name.values() for v in enum_values(_parameters(tool))]
+        if before is not None and before.ask and not own_words(turn.ask, hints.mentions, values):
             # A follow-up that says nothing of its own ("and for Distex?") is read as the ask
             # it follows; one with words of its own is a request of its own.
             both = f"{before.ask} {turn.ask}"
@@ -197,24 +198,13 @@ def summary(tool: dict[str, Any]) -> str:
 
 
 def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
-    """The message with each record it names as the record's kind ("tell me about client").
-
-    The examples name other records than the workspace's.
-    """
+    """The message with each record it names as its kind ("about client"): examples name others."""
     named = [(name, kind) for kind, names in mentions.items() for name in names]
     for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
-        word = kind.replace("_", " ")
         # "Thorinox Pans" is a name of its own, not the client Thorinox.
         pattern = rf"\b{re.escape(name)}\b(?!(?-i:\s+[A-Z]))"
-        text = re.sub(pattern, word, text, flags=re.IGNORECASE)
+        text = re.sub(pattern, kind.replace("_", " "), text, flags=re.IGNORECASE)
     return text
-
-
-def _own_words(masked: str, mentions: Mapping[str, Sequence[str]]) -> set[str]:
-    """A message's words (the records it names masked) that are not function words or names."""
-    kinds = {word for kind in mentions for word in kind.split("_")}
-    names = {bare(word) for name in name_spans(masked, {}) for word in name.split()}
-    return {bare(word) for word in masked.split()} - FUNCTION_WORDS - kinds - names - {""}
 
 
 def _parameters(tool: dict[str, Any]) -> dict[str, Any]:

@@ -54,12 +54,8 @@ def fill(
     required, props = set(schema.get("required") or []), schema.get("properties") or {}
     now = turn.now.values()
     found = turn.before.values() if turn.before else {}
-    words = {bare(w) for w in turn.ask.split()}
-    said = [*name_spans(turn.ask, {}), *(n for names in mentions.values() for n in names)]
-    said += [str(v) for p in props.values() for a in alternatives(p) for v in a.get("enum", [])]
-    told = {bare(w) for s in said for w in s.replace("_", " ").split()}
-    leans = not words - FUNCTION_WORDS - told - {""}  # it says nothing but names and values
-    back = bool(words & BACK)  # it refers back ("fix them")
+    leans = not own_words(turn.ask, mentions, enum_values(schema))  # names and values only
+    back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
     asked = turn.before.values(picked_by=turn.ask, about=leans or back) if turn.before else {}
     calls = turn.before.calls if turn.before else ()
     given = [(k, v) for c in calls for k, v in c.args.items()]
@@ -98,6 +94,19 @@ def fill(
         elif arg in required:
             result.missing.append(arg)
     return result
+
+
+def own_words(text: str, mentions: Mapping[str, Sequence[str]], values: Sequence[str]) -> set[str]:
+    """The words of `text` that are not function words, names, the records named or `values`."""
+    said = [*name_spans(text, {}), *(n for names in mentions.values() for n in names), *values]
+    told = {bare(w) for s in said for w in s.replace("_", " ").split()}
+    return {bare(w) for w in text.split()} - FUNCTION_WORDS - told - {""}
+
+
+def enum_values(parameters: Mapping[str, Any]) -> list[str]:
+    """Every value a call's enum arguments may take."""
+    props = dereference_refs(dict(parameters)).get("properties") or {}
+    return [str(v) for p in props.values() for a in alternatives(p) for v in a.get("enum", [])]
 
 
 def date_arguments(parameters: Mapping[str, Any], *, required_only: bool = False) -> list[str]:

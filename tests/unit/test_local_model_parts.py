@@ -383,6 +383,18 @@ def test_a_follow_up_with_words_of_its_own_is_read_alone() -> None:
     assert chosen_after(before, "look up who works on Distex", alone).startswith("lookup_client")
 
 
+def test_a_follow_up_of_enum_values_is_read_with_the_ask_before_it() -> None:
+    before = Exchange("what tasks does Distex have?", (Call("list_tasks", {}),), ())
+    scores = {
+        "and the done ones?": {"lookup_client": 0.8, "list_tasks": 0.2},
+        "what tasks does client have? and the done ones?": {
+            "list_tasks": 0.7,
+            "lookup_client": 0.3,
+        },
+    }
+    assert chosen_after(before, "and the done ones?", scores).startswith("list_tasks")
+
+
 def test_the_answer_to_the_models_question_leans_to_what_it_asked() -> None:
     before = Exchange("any rooms free?", (), (), asked=("get_availability",))
     scores = {
