@@ -124,7 +124,8 @@ class Decider:
         turn, by_name, hints = offer
         latest = turn.now.results[-1]
         goal = ranked[0][0] if ranked[0][0] in by_name else ""
-        if latest.failed and latest.name in hints.readers:
+        called = {call.name for call in turn.now.calls}  # none is called twice in a turn
+        if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
             if dates or not goal:
                 question = ask_for(dates or ["dates"], summary(by_name[goal]) if goal else "")
@@ -132,7 +133,7 @@ class Decider:
             return Step(tool=by_name[goal], why=f"{goal} without the time")
         if latest.failed or latest.name in hints.changing:
             return Step(reply=shown(latest, changed=latest.name in hints.changing), why="result")
-        if not goal or goal in {call.name for call in turn.now.calls}:
+        if not goal or goal in called:
             return Step(reply=shown(latest), why="result")
         missing = fill(_parameters(by_name[goal]), turn, hints.mentions).missing
         if not missing:

@@ -317,6 +317,16 @@ def test_after_the_dates_are_read_the_tool_that_needed_them_is_called() -> None:
     assert "check in and check out" in step({"get_availability": 0.9}, "", turn=failed).reply
 
 
+def test_a_date_reader_that_failed_is_not_called_again_in_the_turn() -> None:
+    failed = turn(
+        "what's due this week?",
+        [Call("resolve_date_hint", {"hint": "this week"})],
+        [Result("resolve_date_hint", "error: could not understand 'this week'", True)],
+    )
+    chosen = step({"resolve_date_hint": 0.5, "list_tasks": 0.4}, "", turn=failed)
+    assert chosen.tool is None and "could not understand 'this week'" in chosen.reply
+
+
 def test_a_change_that_went_through_is_shown_as_done() -> None:
     booked = turn(
         "yes",
