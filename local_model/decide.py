@@ -124,7 +124,7 @@ class Decider:
         turn, by_name, hints = offer
         latest = turn.now.results[-1]
         goal = ranked[0][0] if ranked[0][0] in by_name else ""
-        called = {call.name for call in turn.now.calls}  # none is called twice in a turn
+        called = {call.name for call in turn.now.calls}  # not called again after a result
         if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
             if dates or not goal:
