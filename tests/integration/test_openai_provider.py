@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -73,6 +75,27 @@ def roles(body: dict[str, Any]) -> list[str]:
 
 
 # --- model level ----------------------------------------------------------------------------
+
+
+def test_a_stub_on_a_port_used_before_serves_a_new_event_loop(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """langchain-openai shares an HTTP client per base URL; the stub leaves it no connection.
+
+    Each test runs on its own event loop, and a later stub may be given an earlier one's port.
+    """
+
+    async def answer(port: int) -> tuple[str, str]:
+        async with OpenAIStub(text("hello"), port=port) as server:
+            model = build_chat_model(f"openai:{MODEL}", stub_settings(make_settings, server))
+            reply = await model.ainvoke([HumanMessage("hi")])
+            return server.base_url, str(reply.content)
+
+    first_url, first = asyncio.run(answer(0))
+    second_url, second = asyncio.run(answer(urlsplit(first_url).port or 0))
+
+    assert second_url == first_url
+    assert (first, second) == ("hello", "hello")
 
 
 @streaming_modes

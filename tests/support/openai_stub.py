@@ -64,11 +64,11 @@ class OpenAIStub:
     scripted too few replies fails instead of hanging in retries.
     """
 
-    def __init__(self, *replies: Reply) -> None:
+    def __init__(self, *replies: Reply, port: int = 0) -> None:
         self.replies: deque[Reply] = deque(replies)
         self.requests: list[Recorded] = []
         self._runner: web.AppRunner | None = None
-        self._port = 0
+        self._port = port
 
     def enqueue(self, *replies: Reply) -> None:
         """Append replies to the queue."""
@@ -87,9 +87,10 @@ class OpenAIStub:
     async def __aenter__(self) -> OpenAIStub:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
+        app.on_response_prepare.append(_close_after)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        await web.TCPSite(self._runner, "127.0.0.1", self._port).start()
         self._port = self._runner.addresses[0][1]
         return self
 
@@ -141,6 +142,16 @@ class OpenAIStub:
                 "usage": _usage(),
             }
         )
+
+
+async def _close_after(_request: web.Request, response: web.StreamResponse) -> None:
+    """Answer with `Connection: close`, so no kept-alive connection outlives its test.
+
+    langchain-openai shares one HTTP client per base URL across the process. When a later
+    test's stub gets the same port, a pooled connection from the earlier test's closed event
+    loop would otherwise be closed on the new one and raise "Event loop is closed".
+    """
+    response.force_close()
 
 
 def _usage() -> dict[str, int]:
