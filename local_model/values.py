@@ -82,7 +82,7 @@ def fill(
         elif kinds == {"string"}:
             about = str(prop.get("description") or "")
             times = [turn.ask[a:b] for a, b in time_words(turn.ask)] if says_when(about) else []
-            texts = times or _texts(arg, about, arg in required, turn, mentions, now, before)
+            texts = times or _texts(arg, about, arg in required, turn, mentions, now, before, back)
             choices = [t for t in texts if _fits(t, options)]
         if choices:
             result.choices[arg] = choices
@@ -112,13 +112,9 @@ def enum_values(parameters: Mapping[str, Any]) -> list[str]:
 def date_arguments(parameters: Mapping[str, Any], *, required_only: bool = False) -> list[str]:
     """The call's date arguments, in declared order (or only its required ones)."""
     schema = dereference_refs(dict(parameters))
-    wanted = set(schema.get("required") or [])
-    return [
-        arg
-        for arg, prop in (schema.get("properties") or {}).items()
-        if any(a.get("format") == "date" for a in alternatives(prop))
-        and (arg in wanted or not required_only)
-    ]
+    wanted, props = set(schema.get("required") or []), schema.get("properties") or {}
+    dated = [a for a, p in props.items() if any(o.get("format") == "date" for o in alternatives(p))]
+    return [arg for arg in dated if arg in wanted or not required_only]
 
 
 def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, Any]:
@@ -192,6 +188,7 @@ def _texts(
     mentions: Mapping[str, Sequence[str]],
     now: dict[str, list[Plain]],
     before: dict[str, list[Plain]],
+    back: bool,
 ) -> list[str]:
     """A string argument's values: a record of its kind, a name, or any span of the message."""
     results = [v for v in now.get(arg, []) if isinstance(v, str)]
@@ -201,9 +198,10 @@ def _texts(
         return own or results or earlier
     described = _described(about, mentions)
     named = [n for kind in described for n in mentions[kind]]
-    if required:  # a record of the kind the exchange before had, or any span of the message
+    if required:  # a record of the kind the one before had (only it when "their"), or any span
         kept = [v for kind in described for v in before.get(kind, []) if isinstance(v, str)]
-        return named or [*results, *kept, *(s for s in spans(turn.ask) if not _NUMBER.fullmatch(s))]
+        message = [s for s in spans(turn.ask) if not _NUMBER.fullmatch(s)]
+        return named or (kept if back else []) or [*results, *kept, *message]
     if described:
         return named or results or earlier
     codes = _CODE.match(_example(about)) is not None

@@ -134,6 +134,17 @@ def test_a_follow_up_that_refers_back_keeps_what_the_call_before_was_given() -> 
     assert offered.choices["client"] == ["Distex"] and "client" not in offered.said
 
 
+def test_a_required_record_said_as_a_pronoun_is_the_one_the_exchange_before_named() -> None:
+    tasks = Call("list_tasks", {"client": "Distex", "status": "open"})
+    who = follow_up("who is their account manager?", "what's open for Distex?", tasks, {})
+    offered = fill(parameters("lookup_client"), who, KINDS, "lookup_client")
+    assert offered.choices["query"] == ["Distex"]
+    # Without a word that refers back, the message's own words are offered too.
+    other = follow_up("who is the account manager?", "what's open for Distex?", tasks, {})
+    offered = fill(parameters("lookup_client"), other, KINDS, "lookup_client")
+    assert "Distex" in offered.choices["query"] and len(offered.choices["query"]) > 1
+
+
 def test_a_phrase_said_once_fills_one_argument() -> None:
     wrote = {"client": "Thorinox", "name": "Thorinox Pans", "marketplace": "Pans"}
     wrote |= {"destination_space": "Pans"}
