@@ -57,12 +57,14 @@ def time_words(text: str) -> list[tuple[int, int]]:
     """Where `text` says a time: the (start, end) of each such word or phrase.
 
     A calendar name that is also a common word ("may", "march", "sat") counts only written
-    as a name, capitalized or beside a number.
+    as a name, capitalized or beside a number. A time after "that" refers back ("that weekend").
     """
     spans = []
     for found in _pattern().finditer(text):
         word = found.group(0)
         if word.casefold() in _AMBIGUOUS and not word[:1].isupper():
+            continue
+        if re.search(r"\bthat\s+$", text[: found.start()], re.IGNORECASE):
             continue
         spans.append(found.span())
     return spans

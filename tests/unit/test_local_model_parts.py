@@ -52,6 +52,17 @@ def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> N
     assert says_when("due in March") and not says_when("Remember that Thorinox prefers email")
     assert said("the date two weeks from today?") == ["two weeks from today"]
     assert said("rooms in 3 days") == ["in 3 days"] and not says_when("stay 3 days")
+    # After "that" a time refers back to one the conversation holds: it is not said anew.
+    assert said("any rooms this weekend?") == ["this weekend"]
+    assert not says_when("are there rooms that weekend?")
+
+
+def test_a_time_that_refers_back_takes_the_dates_the_exchange_before_found() -> None:
+    holiday = Call("resolve_holiday", {"holiday_name": "Easter"})
+    found = {"holiday": "Easter Sunday", "start": "2027-03-28", "end": "2027-03-28"}
+    rooms = follow_up("are there rooms that weekend?", "when is Easter 2027?", holiday, found)
+    offered = fill(parameters("get_availability"), rooms, KINDS, "get_availability")
+    assert offered.missing == [] and offered.choices["check_in"] == ["2027-03-28"]
 
 
 def test_questions_that_ask_to_know_are_told_from_requests_put_as_questions() -> None:
