@@ -21,6 +21,7 @@ _AMBIGUOUS = frozenset(
     n.casefold() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_abbr) if n
 )
 """Month names and every abbreviation: words of their own in other sentences ("may", "sat")."""
+_ANEW = re.compile(r"(?:this|next|coming|last)\b", re.I)  # "that next Friday" is said anew
 
 
 @cache
@@ -62,9 +63,8 @@ def time_words(text: str) -> list[tuple[int, int]]:
     spans = []
     for found in _pattern().finditer(text):
         word = found.group(0)
-        if word.casefold() in _AMBIGUOUS and not word[:1].isupper():
-            continue
-        if re.search(r"\bthat\s+$", text[: found.start()], re.IGNORECASE):
-            continue
-        spans.append(found.span())
+        common = word.casefold() in _AMBIGUOUS and not word[:1].isupper()
+        back = re.search(r"\bthat\s+$", text[: found.start()], re.I) and not _ANEW.match(word)
+        if not (common or back):
+            spans.append(found.span())
     return spans

@@ -55,6 +55,7 @@ def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> N
     # After "that" a time refers back to one the conversation holds: it is not said anew.
     assert said("any rooms this weekend?") == ["this weekend"]
     assert not says_when("are there rooms that weekend?")
+    assert said("check that next weekend is free") == ["next weekend"]
 
 
 def test_a_time_that_refers_back_takes_the_dates_the_exchange_before_found() -> None:
