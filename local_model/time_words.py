@@ -21,7 +21,6 @@ _AMBIGUOUS = frozenset(
     n.casefold() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_abbr) if n
 )
 """Month names and every abbreviation: words of their own in other sentences ("may", "sat")."""
-_ANEW = re.compile(r"(?:this|next|coming|last)\b", re.I)  # "that next Friday" is said anew
 
 
 @cache
@@ -36,7 +35,7 @@ def _pattern() -> re.Pattern[str]:
     words = "|".join(sorted((re.escape(n) for n in names if n), key=len, reverse=True))
     # A name with the days and year written beside it: "10 December", "Dec 20-22, 2026".
     named = (
-        rf"(?:(?:this|next|coming|last)\s+)*(?:(?:the\s+)?{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve))?"
+        rf"(?P<which>(?:this|next|coming|last)\s+)*(?:(?:the\s+)?{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve))?"
         rf"(?:\s+{_DAY})?(?:{_RANGE}(?:the\s+)?{_DAY})?(?:,?\s+\d{{4}})?"
     )
     ordinals = rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)(?:{_RANGE}(?:the\s+)?{_DAY})?"
@@ -58,13 +57,14 @@ def time_words(text: str) -> list[tuple[int, int]]:
     """Where `text` says a time: the (start, end) of each such word or phrase.
 
     A calendar name that is also a common word ("may", "march", "sat") counts only written
-    as a name, capitalized or beside a number. A time after "that" refers back ("that weekend").
+    as a name, capitalized or beside a number. A time after "that" refers back ("that weekend")
+    unless it says which anew ("that next Friday").
     """
     spans = []
     for found in _pattern().finditer(text):
         word = found.group(0)
         common = word.casefold() in _AMBIGUOUS and not word[:1].isupper()
-        back = re.search(r"\bthat\s+$", text[: found.start()], re.I) and not _ANEW.match(word)
+        back = re.search(r"\bthat\s+$", text[: found.start()], re.I) and not found["which"]
         if not (common or back):
             spans.append(found.span())
     return spans
