@@ -113,6 +113,17 @@ def test_small_talk_is_answered_without_a_tool(model: BaseChatModel) -> None:
     assert "Look up a client by name" in help_.text
 
 
+def test_a_no_to_its_question_is_taken_as_declining(model: BaseChatModel) -> None:
+    first = HumanMessage("book a room for Dana Levi")
+    question = ask(model, [first], hints())
+    assert question.tool_calls == [] and question.text.endswith("?")
+
+    answer = ask(model, [first, question, HumanMessage("no")], hints())
+
+    assert answer.tool_calls == []
+    assert answer.text != question.text  # not the same question again
+
+
 def test_tool_choice_none_replies_and_a_named_tool_is_called(model: BaseChatModel) -> None:
     none = ask(model, [HumanMessage("When is Hanukkah this year?")], hints(), tool_choice="none")
     assert none.tool_calls == [] and none.text.strip()
