@@ -53,7 +53,7 @@ def _planner(
         input_schema=request,
         output_schema=PlannerOutput,
     )
-    builder.add_node("start", Start(db))
+    builder.add_node("start", Start(db, models))
     builder.add_node("draft", Draft(models))
     builder.add_node("review", Review(models))
     builder.add_node("step", Step(registry, models))

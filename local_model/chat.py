@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
@@ -47,6 +48,10 @@ class LocalChatModel(BaseChatModel):
     # llama.cpp contexts are not thread-safe and one instance serves every run in the process.
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
+    def _resolve_model_profile(self) -> ModelProfile:
+        """It calls tools, but writes no structured reply of its own (no plan, no JSON)."""
+        return ModelProfile(name="the embedded model", tool_calling=True, structured_output=False)
+
     @property
     def _llm_type(self) -> str:
         return "llama-cpp-local"
@@ -63,14 +68,10 @@ class LocalChatModel(BaseChatModel):
         hints: Hints | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind tools the model may call, with what the app knows about the call.
+        """Bind `tools` under `tool_choice`, with what the app knows about the call (`hints`).
 
-        Args:
-            tools: OpenAI function dicts or anything `convert_to_openai_tool` accepts.
-            tool_choice: None or "auto", "required" or "any", "none", or a tool name.
-            hints: The tools' example asks, which change data or read dates, what the asker
-                may ask for and the records the message names.
-            **kwargs: Further call options to bind.
+        `tools`: anything `convert_to_openai_tool` takes; `tool_choice`: None, "auto",
+        "required" or "any", "none", or a tool name.
 
         Raises:
             ValueError: `tool_choice` names a tool that is not bound.
@@ -101,9 +102,7 @@ class LocalChatModel(BaseChatModel):
                 call, text = write_call(
                     step.tool, turn, hints.mentions, summary(step.tool), self._completer(usage)
                 )
-        asked = step.asked
-        if step.tool is not None and call is None and not step.asked:
-            asked = (step.tool["function"]["name"],)
+        asked = step.asked or ((step.tool["function"]["name"],) if step.tool and not call else ())
         message = AIMessage(
             content=text,
             tool_calls=[call] if call else [],

@@ -36,25 +36,16 @@ _QUESTION = re.compile(
 class Hints(Protocol):
     """What the app tells the model about a call beyond its messages and tool schemas."""
 
-    @property
-    def examples(self) -> Mapping[str, Sequence[str]]:
-        """Requests each offered tool answers, in a person's words."""
-
-    @property
-    def changing(self) -> frozenset[str]:
-        """The offered tools that change data."""
-
-    @property
-    def readers(self) -> frozenset[str]:
-        """The offered tools that turn a time said in words into dates."""
-
-    @property
-    def abilities(self) -> Sequence[str]:
-        """What the asker may ask for, a line each."""
-
-    @property
-    def mentions(self) -> Mapping[str, Sequence[str]]:
-        """The workspace records the message names, by kind (an argument's name)."""
+    examples: Mapping[str, Sequence[str]]
+    """Requests each offered tool answers, in a person's words."""
+    changing: frozenset[str]
+    """The offered tools that change data."""
+    readers: frozenset[str]
+    """The offered tools that turn a time said in words into dates."""
+    abilities: Sequence[str]
+    """What the asker may ask for, a line each."""
+    mentions: Mapping[str, Sequence[str]]
+    """The workspace records the message names, by kind (an argument's name)."""
 
 
 @dataclass(frozen=True)

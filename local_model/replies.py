@@ -52,7 +52,7 @@ def shown(result: Result, *, changed: bool = False) -> str:
     candidates end with a question. `changed`: what a change "did", not what it "found".
     """
     if result.failed:
-        text = result.content.strip()
+        text = _said(result.data()) or result.content.strip()
         reason_text = _FAILURE_PREFIX.sub("", text.removeprefix(_NOT_RUN).strip())
         first = _FIRST_SENTENCE.match(reason_text)
         reason = first.group(0).strip() if first else reason_text
@@ -64,6 +64,14 @@ def shown(result: Result, *, changed: bool = False) -> str:
     lines = _record_lines(data) if isinstance(data, dict) else result.content.splitlines()
     text = f"Here is what {result.name} {'did' if changed else 'found'}:\n"
     return text + "\n".join(lines[:SHOWN_LINES]) + "\nWhich one do you mean?" * result.leaves_choice
+
+
+def _said(data: Any) -> str:
+    """A failure written as JSON in its own words: its first `error` or `summary`, at any depth."""
+    if not isinstance(data, dict):
+        return ""
+    said = [v for k, v in data.items() if k in ("error", "summary") and isinstance(v, str)]
+    return next(iter(said), "") or next(filter(None, map(_said, data.values())), "")
 
 
 def _record_lines(data: dict[str, Any]) -> list[str]:

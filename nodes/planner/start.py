@@ -16,6 +16,7 @@ import logging
 import uuid
 from typing import Any, Literal
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
@@ -28,35 +29,39 @@ from core.asker import asker_of, stamp
 from core.db.engine import Database
 from core.db.schema_errors import is_unmigrated
 from core.messages import Call, calls_of
+from core.models import ModelResolver
 from core.planner_state import PlannerState
 from core.run_context import RunContext
 from core.state import ConfirmationRequest
 from nodes.planner import resume_point
+from nodes.planner.prompting import PlannerModel
 from tools import proposal_records
 from tools.plan import CreatePlanArgs
 
 logger = logging.getLogger(__name__)
 
 PLAN_TOOL = "create_plan"
+Route = Literal["draft", "review", "step", "finish", "confirm"]
 
 
 class Start:
     """The planner's start node, bound to the workspace that keeps its recorded proposals."""
 
-    def __init__(self, db: Database | None = None) -> None:
+    def __init__(self, db: Database | None = None, models: ModelResolver | None = None) -> None:
         self._db = db
+        self._model = PlannerModel(models)
 
-    async def __call__(
-        self, state: PlannerState, runtime: Runtime[RunContext]
-    ) -> Command[Literal["draft", "review", "step", "finish", "confirm"]]:
+    async def __call__(self, state: PlannerState, runtime: Runtime[RunContext]) -> Command[Route]:
         """Resume at a recorded proposal, or validate the request and route to its phase."""
         calls, delegated = _calls(state.get("messages", []))
-        resumed = await self._resumed(runtime, calls[0].id) if delegated else None
-        return resumed or _fresh(state, runtime, calls, delegated)  # type: ignore[return-value]
+        if delegated and (resumed := await self._resumed(runtime, calls[0].id)) is not None:
+            return resumed
+        unable = cannot_plan(self._model.resolve(runtime.context.model))
+        return _fresh(state, runtime, calls, delegated, unable)
 
     async def _resumed(
         self, runtime: Runtime[RunContext], parent_call_id: str
-    ) -> Command[Literal["confirm"]] | None:
+    ) -> Command[Route] | None:
         """The planner's state at the last change it proposed for this call, waiting again."""
         if self._db is None:
             return None
@@ -94,10 +99,30 @@ class Start:
         return Command(goto="confirm", update=update)
 
 
+def cannot_plan(model: BaseChatModel) -> str:
+    """Why `model` cannot plan ("" when it can): the plan and its review are JSON replies.
+
+    A model says so in its LangChain profile (`structured_output`); one without a profile
+    is trusted to.
+    """
+    profile = model.profile or {}
+    if profile.get("structured_output", True):
+        return ""
+    return (
+        f"{profile.get('name') or 'this model'} cannot write the structured replies a plan "
+        "needs: ask for one step at a time, or run with a hosted model "
+        "(AGENTLOOP_MODEL=openai:<model>)"
+    )
+
+
 def _fresh(
-    state: PlannerState, runtime: Runtime[RunContext], calls: list[Call], delegated: bool
-) -> Command[Literal["draft", "review", "step", "finish"]]:
-    """Validate the request, pick up a stored draft, and route to the first phase."""
+    state: PlannerState,
+    runtime: Runtime[RunContext],
+    calls: list[Call],
+    delegated: bool,
+    unable: str,
+) -> Command[Route]:
+    """Check the model can plan, validate the request, pick up a stored draft, and route."""
     ctx = runtime.context
     asker = asker_of(state, ctx)
     update: dict[str, Any] = {
@@ -115,6 +140,9 @@ def _fresh(
         "status": "completed",
         "error": "",
     }
+    if unable:
+        update.update(status="failed", error=unable)
+        return Command(goto="finish", update=update)
     try:
         args = CreatePlanArgs.model_validate(calls[0].args)
     except ValidationError as exc:

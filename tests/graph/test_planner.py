@@ -209,6 +209,23 @@ async def test_agent_review_rejection_runs_nothing(
     assert await tasks(workspace) == 0
 
 
+async def test_a_model_that_cannot_write_structured_replies_is_not_asked_for_a_plan(
+    open_runner, write_script, workspace_url
+) -> None:
+    spec = write_script([plan_call(objective=OBJECTIVE), {"content": "I cannot plan that here."}])
+    async with open_runner(default_registry(), model=spec, database_url=workspace_url) as runner:
+        model = runner.models.resolve(spec)
+        model.profile = {"name": "the small model", "structured_output": False}
+        answer = await runner.run_turn(ask("onboard Garlic Press"))
+        history = await runner.history("p1")
+    result = plan_result(history)
+    assert answer.status == "completed" and answer.text == "I cannot plan that here."
+    assert result.status == "failed" and result.plan is None
+    assert "the small model cannot write the structured replies" in result.report.summary
+    assert "one step at a time" in result.report.summary
+    assert model.unused() == 0  # nothing drafted: the script held no plan to draft
+
+
 async def test_the_main_agent_can_launch_another_planner_run_before_answering(
     open_runner, write_script, workspace, workspace_url
 ) -> None:

@@ -98,3 +98,16 @@ async def test_what_can_you_do_lists_what_the_asker_may_ask_for_even_mid_thread(
     # A viewer may change nothing, and is not offered what needs approval.
     assert "Look up a client by name" in viewer.text
     assert "once you approve" not in viewer.text
+
+
+@pytest.mark.parametrize("workspace_url", ["sqlite"], indirect=True)
+async def test_a_plan_asked_of_it_says_it_cannot_and_what_to_do(
+    open_runner, workspace, workspace_url
+) -> None:
+    async with open_runner(default_registry(), model="local", database_url=workspace_url) as runner:
+        answer = await ask(runner, "make a plan to onboard Distex Lighting, step by step", "t-plan")
+
+    assert [c.name for c in answer.tool_calls] == ["create_plan"]
+    assert answer.status == "completed"
+    assert "cannot write the structured replies a plan needs" in answer.text
+    assert "one step at a time" in answer.text and "{" not in answer.text

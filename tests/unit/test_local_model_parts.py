@@ -480,6 +480,10 @@ def test_results_read_a_record_per_line_and_questions_name_the_options() -> None
         "create_task", "Not executed: U0GRACE rejected this change. Do not retry.", True
     )
     assert shown(refused) == "I did not create the task: U0GRACE rejected this change."
+    report = {"report": {"summary": "The planner could not run: no model.", "confidence": 0}}
+    assert shown(Result("create_plan", json.dumps(report), True)) == (
+        "create_plan did not go through: The planner could not run: no model."
+    )  # a failure written as JSON, in its own words
     assert which_of(["Look up a client by name (typos are fine)", "Remember a fact"]) == (
         "Do you want me to look up a client by name, or remember a fact?"
     )
