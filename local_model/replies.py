@@ -104,6 +104,8 @@ def _scalar(value: Any) -> str:
     """A value as a person reads it: a whole amount without its ".0", a record its plain values."""
     if isinstance(value, dict):
         return " ".join(_scalar(v) for v in value.values() if not isinstance(v, dict | list))
+    if isinstance(value, list):  # names, ids or codes: a list said as one, "none" when empty
+        return "; ".join(map(_scalar, value)) or "none"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -2,7 +2,7 @@
 
 Exact matches on the normalized name come first; otherwise rapidfuzz scores every name,
 a clear winner is a match, close runners-up make the result ambiguous, and weak scores
-come back as suggestions.
+come back as suggestions; with none close, the names there are come back (`known`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ MATCH_SCORE = 85.0
 """A fuzzy score at or above this is a match, if no runner-up is close behind."""
 AMBIGUITY_MARGIN = 4.0
 SUGGESTION_SCORE = 55.0
+KNOWN_NAMES = 20
+"""With no name close to a query, this many of the names there are, by name, are offered."""
 MAX_NAME_CHARS = 200
 """No real name is longer; a longer query is cut so fuzzy matching stays cheap."""
 
@@ -48,6 +50,8 @@ class Resolution:
     status: Literal["found", "ambiguous", "not_found"]
     match: Candidate | None = None
     candidates: list[Candidate] = field(default_factory=list)
+    known: list[str] = field(default_factory=list)
+    """With no candidate: names there are (the first `KNOWN_NAMES` by name)."""
 
     def as_dict(self) -> dict[str, Any]:
         """Return the resolution as tool-result data."""
@@ -94,7 +98,8 @@ async def resolve(
         Candidate(named[index][0], named[index][1], round(score, 1)) for _, score, index in scored
     ]
     if not candidates:
-        return Resolution(query, "not_found")
+        known = sorted(name for _, name, _ in named)[:KNOWN_NAMES]
+        return Resolution(query, "not_found", known=known)
     best = candidates[0]
     runner_up = candidates[1].score if len(candidates) > 1 else 0.0
     if best.score >= MATCH_SCORE and best.score - runner_up >= AMBIGUITY_MARGIN:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, field_validator
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.models import Brand, Client, TeamMember
@@ -54,9 +54,7 @@ async def require(
     if found.candidates:
         names = [c.name for c in found.candidates]
         raise ValueError(f"no {label} matches {query!r}; did you mean: {', '.join(names)}?")
-    statement = select(model.name).order_by(model.name).limit(20)
-    known = (await session.scalars(statement if where is None else statement.where(where))).all()
-    raise ValueError(f"no {label} matches {query!r}; known: {', '.join(known) or 'none'}")
+    raise ValueError(f"no {label} matches {query!r}; known: {', '.join(found.known) or 'none'}")
 
 
 async def _describe(session: AsyncSession, row: Client | Brand | TeamMember) -> str:

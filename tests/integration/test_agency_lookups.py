@@ -57,8 +57,15 @@ async def test_unknown_client_is_not_found_with_suggestions(tool_ctx) -> None:
     assert near["status"] == "not_found" and near["field"] == "client"
     assert near["query"] == "Thorivax"
     assert near["suggestions"][0] == "Thorinox"
+    # Nothing close: the clients there are, so the person can pick one or see what exists.
     far = await call(lookup_client, tool_ctx(), query="Zzyzx")
-    assert far == {"status": "not_found", "field": "client", "query": "Zzyzx", "suggestions": []}
+    assert far == {
+        "status": "not_found",
+        "field": "client",
+        "query": "Zzyzx",
+        "suggestions": [],
+        "known": ["Distex", "Thorinox"],
+    }
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\t\n"])

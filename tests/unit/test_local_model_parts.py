@@ -484,6 +484,8 @@ def test_results_read_a_record_per_line_and_questions_name_the_options() -> None
     assert shown(Result("create_plan", json.dumps(report), True)) == (
         "create_plan did not go through: The planner could not run: no model."
     )  # a failure written as JSON, in its own words
+    listed = shown(Result("lookup_client", '{"suggestions": [], "known": ["A", "B"]}', False))
+    assert listed.endswith("suggestions: none\nknown: A; B")  # lists read as words, not JSON
     assert which_of(["Look up a client by name (typos are fine)", "Remember a fact"]) == (
         "Do you want me to look up a client by name, or remember a fact?"
     )

@@ -40,6 +40,7 @@ def unresolved(resolution: Resolution, field: str) -> dict[str, Any]:
         "field": field,
         "query": resolution.query,
         "suggestions": suggestions,
+        **({} if suggestions else {"known": resolution.known}),  # none close: what there is
     }
 
 
@@ -144,8 +145,8 @@ async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, A
         {"status": "found", "client": {"id", "name", "notes", "brands": [{"id", "name",
         "mapped"}], "team": [{"name", "title", "assignment_role"}]}};
         {"status": "ambiguous", "candidates": [{"id", "name"}]} when several clients fit;
-        {"status": "not_found", "query", "suggestions": [names]} (ask the user; the list
-        may be empty).
+        {"status": "not_found", "query", "suggestions": [names]} (ask the user), with
+        "known": [names] (the first 20 there are) when no name is close.
 
     Examples:
         {"query": "Thorinox"}, {"query": "distx"}.
