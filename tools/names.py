@@ -98,7 +98,7 @@ async def resolve(
         Candidate(named[index][0], named[index][1], round(score, 1)) for _, score, index in scored
     ]
     if not candidates:
-        known = sorted(name for _, name, _ in named)[:KNOWN_NAMES]
+        known = sorted({name for _, name, _ in named})[:KNOWN_NAMES]
         return Resolution(query, "not_found", known=known)
     best = candidates[0]
     runner_up = candidates[1].score if len(candidates) > 1 else 0.0
