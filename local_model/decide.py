@@ -24,12 +24,10 @@ SURE_OF_CHANGE = 0.5
 ANSWER = 1.0
 """Added to the tools a question of this model's asked about: the next message answers it."""
 _REQUEST = re.compile(
-    r"^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)",
-    re.IGNORECASE,
+    r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
 )
 _QUESTION = re.compile(
-    r"^\W*(?:is|are|was|were|do|does|did|what|which|when|who|whose|where|how|any|tell me)\b",
-    re.IGNORECASE,
+    r"(?i)^\W*(?:is|are|was|were|do|does|did|what|which|when|who|whose|where|how|any|tell me)\b"
 )
 
 

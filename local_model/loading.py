@@ -63,13 +63,11 @@ def load_llamas(path: Path | None, n_ctx: int) -> tuple[Any, Any, Path]:
     path = path or default_gguf_path()
     if not path.is_file():
         raise LocalModelError(f"local model: no GGUF file at {path}")
-    count = threads()
+    cores = {"n_threads": threads(), "n_threads_batch": threads()}
     try:
-        writer = _load(path, n_ctx=n_ctx, n_batch=N_BATCH, n_threads=count, n_threads_batch=count)
+        writer = _load(path, n_ctx=n_ctx, n_batch=N_BATCH, **cores)
         # Unpooled: `embed` gives each token's vector; the last token's sums the text up.
-        reader = _load(
-            path, n_ctx=EMBEDDING_CONTEXT, n_threads=count, n_threads_batch=count, embedding=True
-        )
+        reader = _load(path, n_ctx=EMBEDDING_CONTEXT, embedding=True, **cores)
     except (ValueError, RuntimeError, OSError) as exc:
         raise LocalModelError(f"local model: cannot load {path}: {exc}") from exc
     return writer, reader, path

@@ -11,7 +11,8 @@ import holidays
 
 CALENDARS = ("US", "IL", "GB", "IN")
 RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
-_COUNT = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:day|week|month)s?"
+_AMOUNT = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+_COUNT = rf"{_AMOUNT}(?:day|week|month)s?"
 _OFFSET = rf"in\s+{_COUNT}|{_COUNT}\s+(?:from\s+(?:today|now|tomorrow)|later|ago)"
 """A time some days, weeks or months from now ("in two weeks", "3 days from today")."""
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
@@ -39,7 +40,10 @@ def _pattern() -> re.Pattern[str]:
         rf"(?:\s+{_DAY})?(?:{_RANGE}(?:the\s+)?{_DAY})?(?:,?\s+\d{{4}})?"
     )
     ordinals = rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)(?:{_RANGE}(?:the\s+)?{_DAY})?"
-    return re.compile(rf"\b(?:{_OFFSET}|{named}|{ordinals}|{_NUMERIC})\b", re.IGNORECASE)
+    # A stay's length is read with its start: "two nights from May 8", "May 8 for 3 nights".
+    stay = rf"(?:{_AMOUNT}nights?\s+(?:from|starting(?:\s+on)?|beginning)\s+)?"
+    when = rf"{stay}(?:{_OFFSET}|{named}|{ordinals}|{_NUMERIC})(?:\s+for\s+{_AMOUNT}nights?)?"
+    return re.compile(rf"\b{when}\b", re.IGNORECASE)
 
 
 def _holiday(name: str) -> str:
