@@ -26,6 +26,7 @@ ANSWER = 1.0
 _REQUEST = re.compile(
     r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
 )
+_GOES_ON = re.compile(r"(?i)^\W*(?:and|or|also|(?:what|how) about)\b")  # "and for coupons?"
 _QUESTION = re.compile(
     r"(?i)^\W*(?:is|are|was|were|do|does|did|what|which|when|who|whose|where|how|any|tell me)\b"
 )
@@ -161,15 +162,16 @@ class Decider:
         before = turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in enum_values(_parameters(tool))]
-        if before is not None and before.ask and not own_words(turn.ask, hints.mentions, values):
-            # A follow-up that says nothing of its own ("and for Distex?") is read as the ask
-            # it follows; one with words of its own is a request of its own.
+        goes_on = _GOES_ON.match(turn.ask) or not own_words(turn.ask, hints.mentions, values)
+        if before is not None and before.ask and goes_on:
+            # A follow-up that goes on from the ask before ("and for coupons?") or says nothing
+            # of its own ("Distex's?") is read with it; else it is a request of its own.
             both = f"{before.ask} {turn.ask}"
             tools = dict(self._intents.rank(_masked(both, hints.mentions), classes))
         asked = set(before.asked) if before else set()
         knowing = asks_to_know(turn.ask)
-        for name in tools:
-            if knowing and name in hints.changing:
+        for name in tools:  # nothing to know is changed; no time said is read ("that weekend")
+            if (knowing and name in hints.changing) or _unread(by_name.get(name), turn.ask):
                 tools[name] = 0.0
             tools[name] += ANSWER * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
@@ -195,6 +197,13 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
         pattern = rf"\b{re.escape(name)}\b(?!(?-i:\s+[A-Z]))"
         text = re.sub(pattern, kind.replace("_", " "), text, flags=re.IGNORECASE)
     return text
+
+
+def _unread(tool: dict[str, Any] | None, text: str) -> bool:
+    """Whether a tool needs a time (a required argument described by one) and `text` says none."""
+    schema = _parameters(tool) if tool and not says_when(text) else {}
+    about = [(schema.get("properties") or {}).get(a, {}) for a in schema.get("required") or []]
+    return any(says_when(str(p.get("description"))) for p in about)
 
 
 def _parameters(tool: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ EDGE = " \t\n\"'`.,;:!?()[]{}<>—–-"
 _FUNCTION_WORDS = """a an the this that these those it its is are was be to of for on in at by
     with from and or but so then there here me my we our us you your i he him his she her they
     them their one ones please can could would will do does did what which who whose when where
-    how any some all about"""
+    how any some all about just only also"""
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 _CONTENTFUL = "i he she you we they one any some all"  # words that name nothing on their own
 JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
@@ -130,11 +130,7 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
 
 
 def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
-    """A text value as written on its own, capitalized unless it is only a time ("next weekend").
-
-    Another argument's value after a joining word at its end goes ("refresh the images for
-    Acme" next to client Acme).
-    """
+    """A text value without another's at its end ("… for Acme"); a phrase (no time) capitalized."""
     for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
         found = re.search(rf"\s+(\w+)\s+{re.escape(other)}$", value, re.IGNORECASE)
         if found and found.group(1).casefold() in JOINING_WORDS:
@@ -145,10 +141,7 @@ def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
 
 
 def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
-    """Whether a text argument says nothing of its own (the message did not give it).
-
-    Its words are function words, of the tool's name ("note") or of another argument's value.
-    """
+    """Whether a text value says only function words, the tool's name or others' values."""
     if not isinstance(value, str):
         return False
     others = " ".join(str(v) for k, v in args.items() if k != arg and isinstance(v, str))
@@ -162,10 +155,7 @@ def bare(word: str) -> str:
 
 
 def spans(text: str) -> list[str]:
-    """The message itself and its runs of words (edge punctuation cut), longest first.
-
-    A run never crosses a cut-out part (`_blank`).
-    """
+    """The message and its runs of words (edges cut), longest first, never across a `_blank`."""
     parts = [part.split() for part in text.split(_CUT)]
     found = (
         [text.strip(EDGE)] if _CUT not in text and len(text.split()) <= 2 * MAX_SPAN_WORDS else []
@@ -242,9 +232,7 @@ def _numbers(turn: Turn, mentions: Mapping[str, Sequence[str]]) -> list[Plain]:
 
 def _dates(arg: str, values: dict[str, list[Plain]]) -> list[str]:
     """ISO dates under the argument's own name, else any the values hold."""
-    every = {
-        name: [str(v) for v in vs if _ISO_DATE.fullmatch(str(v))] for name, vs in values.items()
-    }
+    every = {n: [str(v) for v in vs if _ISO_DATE.fullmatch(str(v))] for n, vs in values.items()}
     return every.get(arg) or list(dict.fromkeys(v for vs in every.values() for v in vs))
 
 

@@ -43,7 +43,7 @@ def write_call(
     if call is None:
         return None, "I couldn't work out the details of that. Could you say it another way?"
     required = set(dereference_refs(parameters).get("required") or [])
-    args = _once(as_span(call["args"], parameters), required)
+    args = _once(as_span(call["args"], parameters), required, set(mentions))
     texts = [a for a in required if a not in mentions and isinstance(args.get(a), str)]
     args |= {a: tidied(args[a], a, args) for a in texts}
     unsaid = [a for a in texts if a in offered.choices and weak(args[a], a, args, name)]
@@ -52,10 +52,12 @@ def write_call(
     return {**call, "args": args}, ""
 
 
-def _once(args: dict[str, Any], required: set[str]) -> dict[str, Any]:
-    """A phrase said once fills one argument: an optional text within another's value goes."""
+def _once(args: dict[str, Any], required: set[str], records: set[str]) -> dict[str, Any]:
+    """A phrase said once fills one argument; of two alike, a required or a record's stays."""
     words = {k: {bare(w) for w in v.split()} for k, v in args.items() if isinstance(v, str)}
-    inside = {k for k, w in words.items() if any(w <= o for j, o in words.items() if j != k)}
+    order = sorted(words, key=lambda k: (k not in required, k not in records))
+    inside = {k for k, w in words.items() if any(w < o for o in words.values())}
+    inside |= {k for i, k in enumerate(order) if any(words[k] == words[j] for j in order[:i])}
     return {k: v for k, v in args.items() if k in required or k not in inside}
 
 

@@ -173,6 +173,19 @@ def test_a_phrase_said_once_fills_one_argument() -> None:
     assert call["args"] == {"client": "Thorinox", "name": "Thorinox Pans"}
 
 
+def test_of_two_arguments_given_the_same_words_the_records_one_stays() -> None:
+    call, _ = write_call(
+        SCHEMAS["lookup_brand"],
+        turn("which brands does Thorinox have?"),
+        {**KINDS, "client": ["Thorinox"]},
+        "Look up brands",
+        lambda prompt, grammar, tokens: json.dumps(
+            {"tool": "lookup_brand", "args": {"query": "Thorinox", "client": "Thorinox"}}
+        ),
+    )
+    assert call is not None and call["args"] == {"client": "Thorinox"}
+
+
 def test_a_record_the_follow_up_picks_out_of_a_listing_gives_its_fields() -> None:
     candidates = [
         {"name": "Garlic Press", "client": "Distex", "marketplace": "amazon_ca"},
@@ -317,6 +330,16 @@ def test_a_question_that_asks_to_know_never_reaches_a_change() -> None:
     assert chosen.tool is not None and chosen.tool["function"]["name"] == "lookup_client"
 
 
+def test_a_tool_that_reads_a_time_is_not_chosen_when_none_is_said() -> None:
+    # "that weekend" refers back: there is no time for the reader to read.
+    chosen = step(
+        {"resolve_date_hint": 0.6, "get_availability": 0.3}, "anything free that weekend?"
+    )
+    assert chosen.why.startswith("get_availability") and chosen.asked == ("get_availability",)
+    read = step({"resolve_date_hint": 0.6, "get_availability": 0.3}, "what dates is next weekend?")
+    assert read.tool is not None and read.tool["function"]["name"] == "resolve_date_hint"
+
+
 def test_missing_dates_are_read_first_or_asked_for() -> None:
     read = step({"get_availability": 0.9}, "any rooms next weekend?")
     assert read.tool is not None and read.tool["function"]["name"] == "resolve_date_hint"
@@ -416,6 +439,19 @@ def test_a_follow_up_with_words_of_its_own_is_read_alone() -> None:
     # The ask before is not read with it (TextIntents fails on a text it has no scores for).
     alone = {"look up who works on client": {"lookup_client": 0.6, "list_tasks": 0.4}}
     assert chosen_after(before, "look up who works on Distex", alone).startswith("lookup_client")
+
+
+def test_a_follow_up_that_goes_on_from_the_ask_before_is_read_with_it() -> None:
+    before = Exchange("what's open for the launch?", (Call("list_tasks", {}),), ())
+    scores = {
+        "and for the images?": {"get_availability": 0.6, "list_tasks": 0.4},
+        "what's open for the launch? and for the images?": {"list_tasks": 0.9},
+    }
+    assert chosen_after(before, "and for the images?", scores).startswith("list_tasks")
+    focused = {"just the ones for client": {"lookup_client": 0.8, "list_tasks": 0.2}}
+    focused |= {"list all tasks just the ones for client": {"list_tasks": 0.9}}
+    listed = Exchange("list all tasks", (Call("list_tasks", {}),), ())
+    assert chosen_after(listed, "just the ones for Thorinox", focused).startswith("list_tasks")
 
 
 def test_a_follow_up_of_enum_values_is_read_with_the_ask_before_it() -> None:
