@@ -26,8 +26,8 @@ _AMBIGUOUS = frozenset(
 
 @cache
 def _pattern() -> re.Pattern[str]:
-    names = {n.casefold() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name)}
-    names |= {n.casefold() for n in calendar.day_abbr} | set(RELATIVE)
+    months = [n.casefold() for n in (*calendar.month_name, *calendar.month_abbr) if n]
+    names = {*months, *(n.casefold() for n in (*calendar.day_name, *calendar.day_abbr)), *RELATIVE}
     for country in CALENDARS:
         categories = holidays.country_holidays(country).supported_categories
         for year in (date.today().year, date.today().year + 1):
@@ -39,7 +39,8 @@ def _pattern() -> re.Pattern[str]:
         rf"(?P<which>(?:this|next|coming|last)\s+)*(?:(?:the\s+)?{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve))?"
         rf"(?:\s+{_DAY})?(?:{_RANGE}(?:the\s+)?{_DAY})?(?:,?\s+\d{{4}})?"
     )
-    ordinals = rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)(?:{_RANGE}(?:the\s+)?{_DAY})?"
+    ordinal = r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)"  # "the 19th through the 21st of December"
+    ordinals = rf"{ordinal}(?:{_RANGE}(?:the\s+)?{_DAY})?(?:\s+of\s+(?:{'|'.join(months)}))?"
     # A stay's length is read with its start: "two nights from May 8", "May 8 for 3 nights".
     stay = rf"(?:{_AMOUNT}nights?\s+(?:from|starting(?:\s+on)?|beginning)\s+)?"
     when = rf"{stay}(?:{_OFFSET}|{named}|{ordinals}|{_NUMERIC})(?:\s+for\s+{_AMOUNT}nights?)?"

@@ -47,6 +47,9 @@ def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> N
     assert said("a Queen for 2 nights starting May 8?") == ["2 nights starting May 8"]
     assert said("and from the 8th to the 10th?") == ["the 8th to the 10th"]
     assert said("free on the 19th of December?") == ["the 19th of December"]
+    assert said("rooms for the 19th through the 21st of Dec?") == [
+        "the 19th through the 21st of Dec"
+    ]
     assert said("date of new year's eve") == ["new year's eve"]
     assert says_when("one night in Hanukkah")
     # "may" and "march" are words before they are months.
