@@ -35,8 +35,7 @@ class Result:
     @property
     def leaves_choice(self) -> bool:
         """Whether the result leaves a choice among candidates to the person."""
-        data = self.data()
-        return isinstance(data, dict) and data.get("status") == "ambiguous"
+        return isinstance(data := self.data(), dict) and data.get("status") == "ambiguous"
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from local_model.conversation import Turn
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
-from local_model.values import date_arguments, enum_values, fill, own_words
+from local_model.values import date_arguments, dates, enum_values, fill, own_words
 
 CLOSE = 0.05
 """Probability margin (set on the tuning asks) under which both likeliest tools are asked."""
@@ -171,7 +171,7 @@ class Decider:
         asked = set(before.asked) if before else set()
         knowing = asks_to_know(turn.ask)
         for name in tools:  # nothing to know is changed; no time said is read ("that weekend")
-            if (knowing and name in hints.changing) or _unread(by_name.get(name), turn.ask):
+            if (knowing and name in hints.changing) or _unread(by_name.get(name), turn):
                 tools[name] = 0.0
             tools[name] += ANSWER * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
@@ -199,9 +199,10 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
     return text
 
 
-def _unread(tool: dict[str, Any] | None, text: str) -> bool:
-    """Whether a tool needs a time (a required argument described by one) and `text` says none."""
-    schema = _parameters(tool) if tool and not says_when(text) else {}
+def _unread(tool: dict[str, Any] | None, turn: Turn) -> bool:
+    """Whether a tool that reads a time has none to read: the message refers to earlier dates."""
+    held = turn.before is not None and dates("", turn.before.values())
+    schema = _parameters(tool) if tool and held and not says_when(turn.ask) else {}
     about = [(schema.get("properties") or {}).get(a, {}) for a in schema.get("required") or []]
     return any(says_when(str(p.get("description"))) for p in about)
 

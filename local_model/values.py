@@ -73,8 +73,8 @@ def fill(
             kept = [] if arg in required else [v for v in before.get(arg, []) if v in enum]
             choices = [v for v in enum if says(turn.ask, str(v))] or kept
         elif any(a.get("format") == "date" for a in options):
-            earlier = _dates(arg, before) if arg in required else before.get(arg, [])
-            choices = [*(_dates(arg, now) or ([] if own_time else earlier))]
+            earlier = dates(arg, before) if arg in required else before.get(arg, [])
+            choices = [*(dates(arg, now) or ([] if own_time else earlier))]
         elif kinds and kinds <= {"integer", "number"}:
             got = _numbers(turn, mentions) + [v for v in now.get(arg, []) if not isinstance(v, str)]
             choices = got or before.get(arg, [])  # a text one is out of range
@@ -230,7 +230,7 @@ def _numbers(turn: Turn, mentions: Mapping[str, Sequence[str]]) -> list[Plain]:
     return [float(n) if "." in n else int(n) for n in _NUMBER.findall(text)]
 
 
-def _dates(arg: str, values: dict[str, list[Plain]]) -> list[str]:
+def dates(arg: str, values: Mapping[str, list[Plain]]) -> list[str]:
     """ISO dates under the argument's own name, else any the values hold."""
     every = {n: [str(v) for v in vs if _ISO_DATE.fullmatch(str(v))] for n, vs in values.items()}
     return every.get(arg) or list(dict.fromkeys(v for vs in every.values() for v in vs))

@@ -334,11 +334,14 @@ def test_a_question_that_asks_to_know_never_reaches_a_change() -> None:
 
 
 def test_a_tool_that_reads_a_time_is_not_chosen_when_none_is_said() -> None:
-    # "that weekend" refers back: there is no time for the reader to read.
-    chosen = step(
-        {"resolve_date_hint": 0.6, "get_availability": 0.3}, "anything free that weekend?"
-    )
-    assert chosen.why.startswith("get_availability") and chosen.asked == ("get_availability",)
+    # "that weekend" refers back to the dates found before: there is no time to read anew.
+    easter = {"start": "2027-03-28", "end": "2027-03-28"}
+    after = follow_up("free that weekend?", "when is Easter?", Call("resolve_holiday", {}), easter)
+    chosen = step({"resolve_date_hint": 0.6, "get_availability": 0.3}, "", turn=after)
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "get_availability"
+    # With no dates before, a holiday the list of names lacks is still read.
+    alone = step({"resolve_date_hint": 0.6, "get_availability": 0.3}, "when is Founders Day?")
+    assert alone.tool is not None and alone.tool["function"]["name"] == "resolve_date_hint"
     read = step({"resolve_date_hint": 0.6, "get_availability": 0.3}, "what dates is next weekend?")
     assert read.tool is not None and read.tool["function"]["name"] == "resolve_date_hint"
 
