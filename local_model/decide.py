@@ -170,8 +170,9 @@ class Decider:
             tools = dict(self._intents.rank(_masked(both, hints.mentions), classes))
         asked = set(before.asked) if before else set()
         knowing = asks_to_know(turn.ask)
-        for name in tools:  # nothing to know is changed; no time said is read ("that weekend")
-            if (knowing and name in hints.changing) or _unread(by_name.get(name), turn):
+        back = not says_when(turn.ask) and bool(before and dates("", before.values()))
+        for name in tools:  # nothing to know is changed; dates found are not read anew ("then")
+            if (knowing and name in hints.changing) or (back and _reads_time(by_name.get(name))):
                 tools[name] = 0.0
             tools[name] += ANSWER * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
@@ -199,10 +200,9 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
     return text
 
 
-def _unread(tool: dict[str, Any] | None, turn: Turn) -> bool:
-    """Whether a tool that reads a time has none to read: the message refers to earlier dates."""
-    held = turn.before is not None and dates("", turn.before.values())
-    schema = _parameters(tool) if tool and held and not says_when(turn.ask) else {}
+def _reads_time(tool: dict[str, Any] | None) -> bool:
+    """Whether a tool reads a time: a required argument's description gives one ("Hanukkah")."""
+    schema = _parameters(tool) if tool else {}
     about = [(schema.get("properties") or {}).get(a, {}) for a in schema.get("required") or []]
     return any(says_when(str(p.get("description"))) for p in about)
 

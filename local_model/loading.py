@@ -63,7 +63,7 @@ def load_llamas(path: Path | None, n_ctx: int) -> tuple[Any, Any, Path]:
     path = path or default_gguf_path()
     if not path.is_file():
         raise LocalModelError(f"local model: no GGUF file at {path}")
-    cores = {"n_threads": threads(), "n_threads_batch": threads()}
+    cores = dict.fromkeys(("n_threads", "n_threads_batch"), threads())
     try:
         writer = _load(path, n_ctx=n_ctx, n_batch=N_BATCH, **cores)
         # Unpooled: `embed` gives each token's vector; the last token's sums the text up.
