@@ -1,7 +1,4 @@
-"""The embedded offline chat model: SmolLM2-135M-Instruct run by llama.cpp.
-
-It imports nothing of the application: the app passes what it knows as hints.
-"""
+"""The embedded offline chat model: SmolLM2-135M-Instruct on llama.cpp, importing no app code."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
@@ -25,7 +26,7 @@ from local_model.writing import write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
 NO_HINTS: Any = SimpleNamespace(
-    examples={}, changing=frozenset(), readers=frozenset(), abilities=(), mentions={}
+    examples={}, changing=frozenset(), readers=frozenset(), abilities=(), mentions={}, stated={}
 )
 """The hints of a call whose caller gave none."""
 
@@ -93,7 +94,7 @@ class LocalChatModel(BaseChatModel):
         choice = _choice(kwargs.get("tool_choice"))
         tools = [] if choice == "none" else list(kwargs.get("tools") or [])
         hints: Hints = kwargs.get("hints") or NO_HINTS
-        turn = read_turn(messages)
+        turn = replace(read_turn(messages), stated=hints.stated)
         usage = {"input_tokens": 0, "output_tokens": 0}
         with self._lock:
             step = Decider(self.intents).step(turn, tools, choice, hints)

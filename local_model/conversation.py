@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -81,6 +81,7 @@ class Turn:
 
     now: Exchange
     before: Exchange | None
+    stated: Mapping[str, str] = field(default_factory=dict)  # the app's `Hints.stated`
 
     @property
     def ask(self) -> str:
@@ -93,10 +94,8 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
     asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)][-2:]
     if not asks:
         return Turn(_exchange("", messages), None)
-    ends = [*asks[1:], len(messages)]
-    found = [
-        _exchange(messages[a].text, messages[a + 1 : e]) for a, e in zip(asks, ends, strict=True)
-    ]
+    spans = zip(asks, [*asks[1:], len(messages)], strict=True)
+    found = [_exchange(messages[a].text, messages[a + 1 : e]) for a, e in spans]
     return Turn(found[-1], found[0] if len(found) == 2 else None)
 
 

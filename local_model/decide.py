@@ -45,6 +45,8 @@ class Hints(Protocol):
     """What the asker may ask for, a line each."""
     mentions: Mapping[str, Sequence[str]]
     """The workspace records the message names, by kind (an argument's name)."""
+    stated: Mapping[str, str]
+    """The dates the message writes out, already read (`check_in`, `check_out`)."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ class Decider:
         parameters = _parameters(tool)
         dated = date_arguments(parameters)
         missing = [arg for arg in dated if arg in fill(parameters, turn, hints.mentions).missing]
-        unread = missing or (dated if says_when(turn.ask) else [])
+        unread = missing or (dated if says_when(turn.ask) and not turn.stated else [])
         if not unread or name in hints.readers:
             return Step(tool=tool, why=why)
         readers = [n for n, _ in ranked if n in hints.readers and n in by_name]

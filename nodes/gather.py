@@ -1,6 +1,7 @@
 """gather: collects the sources a turn may rest on, without calling the model.
 
-Sources: relevant thread history, the context folder's best files, and — with the workspace
+Sources: the dates the message writes out (read as stays, so no model calls the date reader
+for them), relevant thread history, the context folder's best files, and — with the workspace
 database — brand/client mentions resolved, those clients' memory notes and a KB/SOP search.
 They become `sources` in state and a context block for the prompt within a token budget.
 It runs beside guard, in the turn's first step; act starts when both are done. A retry
@@ -9,6 +10,7 @@ after failed verification goes back to act, so nothing here runs again for it.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -27,6 +29,7 @@ from grounding.context_folder import ContextFolder
 from history.pipeline import limit_turns
 from nodes.guard import MAX_MESSAGE_CHARS
 from screening import injection
+from tools.date_hints import stated_stays
 from tools.declaration import SourceFinder
 from tools.registry import ToolRegistry
 
@@ -59,7 +62,10 @@ class Gather:
         if injection.blocks(sent, ctx.input_guard):
             return {"sources": [], "context_block": ""}
         query = sent[:MAX_MESSAGE_CHARS]  # what guard lets through of a long message
-        sources: list[Source] = []
+        sources: list[Source] = [
+            {"type": "dates", "reference": said, "excerpt": json.dumps(stay.fields(said))}
+            for said, stay in stated_stays(query, ctx.run_date())
+        ]
         if self._db is not None:
             for find in self._sources:
                 sources += await self._workspace(find, self._db, query)

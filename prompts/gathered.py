@@ -10,6 +10,7 @@ CITABLE_TYPES = frozenset({"file", "kb"})
 """Documents an answer must cite when it uses them."""
 
 _LABELS = {
+    "dates": "dates in the message",
     "thread": "earlier in this thread",
     "file": "context file",
     "kb": "knowledge base",

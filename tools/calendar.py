@@ -171,14 +171,7 @@ async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict
         "next friday", "2 nights from friday", "Dec 24 for 3 nights", "12/24",
         "January 17-19", "17-19 January", "Jan 30 to Feb 2", "2025-01-17 to 2025-01-19".
     """
-    stay = read_stay(args.hint, ctx.today)
-    return {
-        "hint": args.hint,
-        "check_in": stay.check_in.isoformat(),
-        "check_out": stay.check_out.isoformat(),
-        "nights": stay.nights,
-        "description": stay.description,
-    }
+    return read_stay(args.hint, ctx.today).fields(args.hint)
 
 
 TOOLS = [resolve_holiday, resolve_date_hint]

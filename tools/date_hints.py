@@ -40,6 +40,17 @@ _FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
 _DURATION = re.compile(rf"(?:{_NUMBER}) (?:day|week|month|year)s?|this week")
 _WEEKDAY = re.compile(rf"(?:(this|next) )?({'|'.join(WEEKDAYS)})(?: night)?")
 
+# A date written out, alone or as a range: what `stated_stays` reads from a message. A day
+# in "the week(end) of December 12" is not the stay, so it is left to the date reader.
+_END = rf"(?:(?:{_DATE_SHAPED.pattern})|\d{{1,2}}\b)"
+_STATED = re.compile(
+    rf"\b(?<!week of )(?<!weekend of )(?:(?:{_NUMBER}) nights? (?:from|starting|beginning) )?"
+    rf"(?:(?:\d{{1,2}}{_RANGE_SEPARATOR.pattern}|between \d{{1,2}} and )(?:{_DAY_MONTH.pattern})"
+    rf"|between (?:{_DATE_SHAPED.pattern}) and {_END}"
+    rf"|(?:{_DATE_SHAPED.pattern})(?:(?:{_RANGE_SEPARATOR.pattern}){_END})?)"
+    rf"(?: for (?:{_NUMBER}) nights?)?"
+)
+
 UNPARSEABLE = (
     "could not understand the date hint '{hint}': "
     "try e.g. 'next weekend', 'January 17-19' or 2025-01-17"
@@ -58,6 +69,16 @@ class Stay:
     def nights(self) -> int:
         """Number of nights between check-in and check-out."""
         return (self.check_out - self.check_in).days
+
+    def fields(self, hint: str) -> dict[str, Any]:
+        """The stay as the date reader returns it, for the phrase `hint`."""
+        return {
+            "hint": hint,
+            "check_in": self.check_in.isoformat(),
+            "check_out": self.check_out.isoformat(),
+            "nights": self.nights,
+            "description": self.description,
+        }
 
 
 def parse_date_hint(hint: str, today: date) -> Stay:
@@ -92,6 +113,22 @@ def parse_date_hint(hint: str, today: date) -> Stay:
     if stay is None:
         raise ValueError(UNPARSEABLE.format(hint=hint))
     return stay
+
+
+def stated_stays(text: str, today: date) -> list[tuple[str, Stay]]:
+    """The dates `text` writes out ("January 17-19", "Dec 4 to 6", "2027-01-17"), as stays.
+
+    Phrases relative to today ("next weekend") and holidays are left to the calendar's tools;
+    a date that cannot be read here (or is past) is left out, for them to explain.
+    """
+    found = []
+    for match in _STATED.finditer(_normalize(text)):
+        phrase = match[0].removeprefix("between ").replace(" and ", " to ")
+        try:
+            found.append((match[0], parse_date_hint(phrase, today)))
+        except ValueError:
+            continue
+    return found
 
 
 def _normalize(hint: str) -> str:

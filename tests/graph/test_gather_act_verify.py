@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -99,6 +101,21 @@ async def test_gather_searches_the_workspace(workspace) -> None:
     assert "memory" in types and "kb" in types
     assert "Coupon code setup SOP" in references
     assert "Coupon code setup SOP" in update["context_block"]
+
+
+async def test_gather_reads_the_dates_a_message_writes_out() -> None:
+    state = {
+        "messages": [HumanMessage("any Queens free January 17-19 for two?", id="m1")],
+        "turn_start_id": "m1",
+    }
+    today = Runtime(context=RunContext(today=date(2026, 11, 24)))
+    update = await Gather(default_registry())(state, today)  # type: ignore[arg-type]
+
+    [stay] = [s for s in update["sources"] if s["type"] == "dates"]
+    assert stay["reference"] == "january 17-19"
+    read = json.loads(stay["excerpt"])
+    assert (read["check_in"], read["check_out"], read["nights"]) == ("2027-01-17", "2027-01-19", 2)
+    assert "[dates in the message] january 17-19:" in update["context_block"]
 
 
 async def test_context_block_stays_within_its_budget(workspace) -> None:

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,16 @@ def test_a_time_in_words_is_read_before_the_tool_that_needs_dates(model: BaseCha
     assert [call["name"] for call in second.tool_calls] == ["get_availability"]
     assert second.tool_calls[0]["args"]["check_in"] == "2026-12-04"
     assert second.tool_calls[0]["args"]["check_out"] == "2026-12-06"
+
+
+def test_dates_the_message_writes_out_are_used_without_the_reader(model: BaseChatModel) -> None:
+    stated = {"check_in": "2027-01-17", "check_out": "2027-01-19"}
+    given = replace(hints(), stated=stated)
+
+    answer = ask(model, [HumanMessage("any Queens free January 17-19?")], given)
+
+    assert [call["name"] for call in answer.tool_calls] == ["get_availability"]
+    assert {k: answer.tool_calls[0]["args"][k] for k in stated} == stated
 
 
 def test_a_change_the_message_gives_no_content_for_is_asked_about(model: BaseChatModel) -> None:
