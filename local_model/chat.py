@@ -26,7 +26,7 @@ from local_model.writing import write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
 NO_HINTS: Any = SimpleNamespace(
-    examples={}, changing=frozenset(), readers=frozenset(), abilities=(), mentions={}, stated={}
+    examples={}, changing=frozenset(), readers=frozenset(), abilities=(), mentions={}, stated=()
 )
 """The hints of a call whose caller gave none."""
 
@@ -94,19 +94,19 @@ class LocalChatModel(BaseChatModel):
         choice = _choice(kwargs.get("tool_choice"))
         tools = [] if choice == "none" else list(kwargs.get("tools") or [])
         hints: Hints = kwargs.get("hints") or NO_HINTS
-        turn = replace(read_turn(messages), stated=hints.stated)
+        turn = replace(read_turn(messages), stated=tuple(hints.stated))
         usage = {"input_tokens": 0, "output_tokens": 0}
         with self._lock:
             step = Decider(self.intents).step(turn, tools, choice, hints)
-            call, text = None, step.reply
-            if step.tool is not None:
-                call, text = write_call(
-                    step.tool, turn, hints.mentions, summary(step.tool), self._completer(usage)
-                )
-        asked = step.asked or ((step.tool["function"]["name"],) if step.tool and not call else ())
+            complete, one = self._completer(usage), ((step.tool, turn),) if step.tool else ()
+            parts = step.wave or one
+            written = [write_call(t, p, hints.mentions, summary(t), complete) for t, p in parts]
+        calls = [call for call, _ in written if call]
+        text = step.reply if calls or not written else written[0][1]
+        asked = step.asked or ((step.tool["function"]["name"],) if step.tool and not calls else ())
         message = AIMessage(
             content=text,
-            tool_calls=[call] if call else [],
+            tool_calls=calls,
             usage_metadata={**usage, "total_tokens": sum(usage.values())},
             response_metadata={
                 "model_name": self.model_name,

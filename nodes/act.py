@@ -145,14 +145,14 @@ class Act:
             if source["type"] in mentions:
                 mentions[source["type"]].append(record_name(source))
         stays = [json.loads(s["excerpt"]) for s in state.get("sources", []) if s["type"] == "dates"]
+        stated = tuple({k: str(stay[k]) for k in ("check_in", "check_out")} for stay in stays)
         return ToolHints(
             examples={tool.name: tool.asks for tool in tools},
             changing=frozenset(tool.name for tool in tools if tool.mutating),
             readers=frozenset(tool.name for tool in tools if "date_reader" in tool.provides),
             abilities=self._registry.abilities(asker_of(state, ctx).role),
             mentions=mentions,
-            # One stay written out is read; of several, the model says which is meant.
-            stated={k: stays[0][k] for k in ("check_in", "check_out")} if len(stays) == 1 else {},
+            stated=stated,
         )
 
     @staticmethod

@@ -30,8 +30,8 @@ class ToolHints:
     """What the asker may ask for, a line per tool."""
     mentions: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """The workspace records the message names, by kind (the argument name that takes one)."""
-    stated: Mapping[str, str] = field(default_factory=dict)
-    """The dates the message writes out, already read: a stay's `check_in` and `check_out`."""
+    stated: Sequence[Mapping[str, str]] = ()
+    """The stays the message writes out, already read: each one's `check_in` and `check_out`."""
 
 
 def bind_offered(

@@ -97,12 +97,33 @@ def test_a_time_in_words_is_read_before_the_tool_that_needs_dates(model: BaseCha
 
 def test_dates_the_message_writes_out_are_used_without_the_reader(model: BaseChatModel) -> None:
     stated = {"check_in": "2027-01-17", "check_out": "2027-01-19"}
-    given = replace(hints(), stated=stated)
+    given = replace(hints(), stated=[stated])
 
     answer = ask(model, [HumanMessage("any Queens free January 17-19?")], given)
 
     assert [call["name"] for call in answer.tool_calls] == ["get_availability"]
     assert {k: answer.tool_calls[0]["args"][k] for k in stated} == stated
+
+
+def test_each_stay_the_message_writes_out_is_checked_in_one_wave(model: BaseChatModel) -> None:
+    stays = [
+        {"check_in": "2026-12-04", "check_out": "2026-12-06"},
+        {"check_in": "2026-12-11", "check_out": "2026-12-13"},
+    ]
+    message = HumanMessage("any rooms Dec 4-6 and Dec 11-13?")
+    wave = ask(model, [message], replace(hints(), stated=stays))
+
+    assert [call["name"] for call in wave.tool_calls] == ["get_availability"] * 2
+    assert [{k: c["args"][k] for k in stays[0]} for c in wave.tool_calls] == stays
+    results = [
+        ToolMessage(json.dumps({**stay, "rooms": []}), tool_call_id=call["id"], name=call["name"])
+        for stay, call in zip(stays, wave.tool_calls, strict=True)
+    ]
+
+    answer = ask(model, [message, wave, *results], replace(hints(), stated=stays))
+
+    assert not answer.tool_calls
+    assert "2026-12-04" in answer.text and "2026-12-11" in answer.text
 
 
 def test_a_change_the_message_gives_no_content_for_is_asked_about(model: BaseChatModel) -> None:
