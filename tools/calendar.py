@@ -53,11 +53,14 @@ def read_stay(hint: str, today: date) -> Stay:
 
 
 def _with_year(name: str, year: int | None) -> tuple[str, int | None]:
-    """A year written into the name ("Thanksgiving 2026") is the year asked for."""
+    """A year written into the name ("Thanksgiving 2026") is the year asked for.
+
+    It leaves the name even when the year is also given, or the name would not be found.
+    """
     found = re.fullmatch(r"(.+?)\s+((?:19|20|21)\d\d)", name.strip())
-    if found is None or year is not None:
+    if found is None:
         return name, year
-    return found.group(1), int(found.group(2))
+    return found.group(1), year or int(found.group(2))
 
 
 class ResolveHolidayArgs(BaseModel):

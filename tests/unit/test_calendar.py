@@ -77,6 +77,14 @@ async def test_hanukkah_after_it_ended_is_next_years() -> None:
     assert (result["start"], result["end"], result["days"]) == ("2027-12-25", "2028-01-01", 8)
 
 
+async def test_a_year_in_the_name_is_read_when_the_year_is_given_too() -> None:
+    result = await call(
+        resolve_holiday, {"holiday_name": "Presidents' Day 2027", "year": 2027}, NOV_22_2026
+    )
+
+    assert (result["holiday"], result["start"]) == ("Washington's Birthday", "2027-02-15")
+
+
 async def test_explicit_year_keeps_a_span_that_crosses_new_year() -> None:
     result = await call(resolve_holiday, {"holiday_name": "Hanukkah", "year": 2024}, NOV_22_2026)
 
