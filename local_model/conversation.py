@@ -152,6 +152,4 @@ def _collect(node: Any, found: dict[str, list[Plain]]) -> None:
 
 def _add(found: dict[str, list[Plain]], key: str, value: Any) -> None:
     if isinstance(value, str | int | float) and not isinstance(value, bool) and value != "":
-        kept = found.setdefault(key, [])
-        if value not in kept:
-            kept.append(value)
+        found[key] = list(dict.fromkeys([*found.get(key, []), value]))  # each once, in order

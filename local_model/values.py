@@ -191,7 +191,8 @@ def _texts(
     named = [n for kind in described for n in mentions[kind]]
     if required:  # a record of the kind the one before had (only it when "their"), or any span
         kept = [v for kind in described for v in before.get(kind, []) if isinstance(v, str)]
-        message = [s for s in spans(turn.ask) if not _NUMBER.fullmatch(s)]
+        spoken = [s for s in spans(turn.ask) if not _NUMBER.fullmatch(s)]
+        message = [s for s in spoken if time_words(s) != [(0, len(s))]]  # a time alone says no text
         return named or (kept if back else []) or [*results, *kept, *message]
     if described:
         return named or results or earlier

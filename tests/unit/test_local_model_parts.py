@@ -90,6 +90,17 @@ def test_a_record_argument_takes_only_a_record_the_message_names() -> None:
     assert offered.choices["client"] == ["Distex"] and offered.choices["status"] == ["blocked"]
 
 
+def test_a_time_alone_is_not_offered_as_a_text_an_argument_does_not_describe_as_a_time() -> None:
+    named = {**KINDS, "client": ["Thorinox"]}
+    note = turn("remember that Thorinox wants reports every Friday")
+
+    offered = fill(parameters("remember_client_note"), note, named).choices["note"]
+
+    assert "Friday" not in offered and "Thorinox wants reports every Friday" in offered
+    hint = fill(parameters("resolve_date_hint"), turn("what date is next Friday?"), KINDS)
+    assert hint.choices["hint"] == ["next Friday"]
+
+
 def test_a_follow_up_keeps_the_previous_record_and_a_missing_one_is_asked_for() -> None:
     before = Exchange("list Distex's tasks", (Call("list_tasks", {"client": "Distex"}),), ())
     follow = Turn(Exchange("only the blocked ones", (), ()), before)
