@@ -53,11 +53,11 @@ def read_stay(hint: str, today: date) -> Stay:
 
 
 def _with_year(name: str, year: int | None) -> tuple[str, int | None]:
-    """A year written into the name ("Thanksgiving 2026") is the year asked for.
+    """A year written into the name ("Thanksgiving 2026", "Passover in 2027") is the year asked for.
 
     It leaves the name even when the year is also given, or the name would not be found.
     """
-    found = re.fullmatch(r"(.+?)\s+((?:19|20|21)\d\d)", name.strip())
+    found = re.fullmatch(r"(.+?)\s+(?:(?:in|of)\s+)?((?:19|20|21)\d\d)", name.strip(), re.I)
     if found is None:
         return name, year
     return found.group(1), year or int(found.group(2))

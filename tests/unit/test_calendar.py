@@ -77,12 +77,19 @@ async def test_hanukkah_after_it_ended_is_next_years() -> None:
     assert (result["start"], result["end"], result["days"]) == ("2027-12-25", "2028-01-01", 8)
 
 
-async def test_a_year_in_the_name_is_read_when_the_year_is_given_too() -> None:
-    result = await call(
-        resolve_holiday, {"holiday_name": "Presidents' Day 2027", "year": 2027}, NOV_22_2026
-    )
+@pytest.mark.parametrize(
+    ("name", "holiday", "start"),
+    [
+        ("Presidents' Day 2027", "Washington's Birthday", "2027-02-15"),
+        ("Passover in 2027", "Pesach", "2027-04-22"),
+    ],
+)
+async def test_a_year_in_the_name_is_read_when_the_year_is_given_too(
+    name: str, holiday: str, start: str
+) -> None:
+    result = await call(resolve_holiday, {"holiday_name": name, "year": 2027}, NOV_22_2026)
 
-    assert (result["holiday"], result["start"]) == ("Washington's Birthday", "2027-02-15")
+    assert (result["holiday"], result["start"]) == (holiday, start)
 
 
 async def test_explicit_year_keeps_a_span_that_crosses_new_year() -> None:
