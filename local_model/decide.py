@@ -125,11 +125,12 @@ class Decider:
                 question = ask_for(dates or ["dates"], summary(by_name[goal]) if goal else "")
                 return Step(reply=question, why="the time was not read", asked=(goal,) * bool(goal))
             return Step(tool=by_name[goal], why=f"{goal} without the time")
+        each = [r for r in turn.now.results if r.name == latest.name]  # one, or a wave's each
         if latest.failed or latest.name in hints.changing:
-            return Step(reply=shown(latest, changed=latest.name in hints.changing), why="result")
-        if not goal or goal in called:  # a wave's results each (not called again otherwise)
-            each = [shown(r) for r in turn.now.results if r.name == latest.name]
-            return Step(reply="\n\n".join(each), why="result")
+            changed = latest.name in hints.changing
+            return Step(reply="\n\n".join(shown(r, changed=changed) for r in each), why="result")
+        if not goal or goal in called:
+            return Step(reply="\n\n".join(map(shown, each)), why="result")
         missing = fill(_parameters(by_name[goal]), turn, hints.mentions).missing
         if not missing:
             return Step(tool=by_name[goal], why=f"the results fill {goal}")
