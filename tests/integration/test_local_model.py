@@ -126,6 +126,26 @@ def test_each_stay_the_message_writes_out_is_checked_in_one_wave(model: BaseChat
     assert "2026-12-04" in answer.text and "2026-12-11" in answer.text
 
 
+def test_a_wave_of_approved_changes_is_told_whole(model: BaseChatModel) -> None:
+    message = HumanMessage("book the Queen for Ann Lee Dec 4-6 and Dec 11-13")
+    wave = AIMessage(
+        "",
+        tool_calls=[
+            {"name": "create_booking", "id": f"b{i}", "args": {"check_in": day}}
+            for i, day in enumerate(("2026-12-04", "2026-12-11"))
+        ],
+    )
+    results = [
+        ToolMessage(json.dumps({"check_in": day, "status": "confirmed"}), tool_call_id=f"b{i}")
+        for i, day in enumerate(("2026-12-04", "2026-12-11"))
+    ]
+
+    answer = ask(model, [message, wave, *results], hints())
+
+    assert not answer.tool_calls
+    assert "2026-12-04" in answer.text and "2026-12-11" in answer.text
+
+
 def test_a_change_the_message_gives_no_content_for_is_asked_about(model: BaseChatModel) -> None:
     answer = ask(model, [HumanMessage("tell me about the client Distex")], hints(client=["Distex"]))
     assert [call["name"] for call in answer.tool_calls] in (
