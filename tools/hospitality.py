@@ -21,6 +21,8 @@ from tools.idempotency import run_once
 MAX_NIGHTS = 30
 MAX_GUESTS = 10
 CONFIRMED = "confirmed"
+CURRENCY = "$"
+"""The hotel's rates are in US dollars; results say amounts as people read them ("$149")."""
 
 
 class GetAvailabilityArgs(BaseModel):
@@ -62,7 +64,7 @@ class _Quote:
             "max_guests": self.room.max_guests,
             "free": self.free,
             "nightly_rates": self.nightly_rates,
-            "total": self.total,
+            "total": money(self.total),
             "available": self.available,
         }
 
@@ -85,7 +87,8 @@ async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[
     `check_out` is the departure day: a stay of 2027-01-17 to 2027-01-19 is two nights.
     Only room types that fit `guests` are listed. A room type counts as free only if a
     room of it is free on every night of the stay. Rates can change within a stay (e.g.
-    holiday rates), so each night is priced on its own.
+    holiday rates), so each night is priced on its own. Amounts are in US dollars, written
+    as people read them ("$149").
 
     Returns:
         {"check_in", "check_out", "nights", "guests", "rooms": [{"room_type",
@@ -178,7 +181,7 @@ async def create_booking(args: CreateBookingArgs, ctx: ToolContext) -> dict[str,
             "guest_name": booking.guest_name,
             "status": booking.status,
             "nightly_rates": quote.nightly_rates,
-            "total": quote.total,
+            "total": money(quote.total),
         }
 
     return await run_once(ctx, "create_booking", args.model_dump(mode="json"), book)
@@ -246,9 +249,18 @@ async def _quotes(session: AsyncSession, rooms: Sequence[Room], nights: list[dat
         prices = [_rate_on(night, ranges) for night in nights]
         known = [price for price in prices if price is not None]
         total = round(sum(known), 2) if len(known) == len(prices) else None
-        nightly = [{"date": n.isoformat(), "rate": p} for n, p in zip(nights, prices, strict=True)]
+        nightly = [
+            {"date": n.isoformat(), "rate": money(p)} for n, p in zip(nights, prices, strict=True)
+        ]
         quotes.append(_Quote(room, max(room.inventory - taken, 0), nightly, total))
     return quotes
+
+
+def money(amount: float | None) -> str | None:
+    """An amount as people read it: "$149", "$1,276", "$149.50"; None when unknown."""
+    if amount is None:
+        return None
+    return f"{CURRENCY}{amount:,.2f}".removesuffix(".00")
 
 
 def _rate_on(night: date, ranges: list[tuple[date, date, float]]) -> float | None:

@@ -17,6 +17,7 @@ from tools.hospitality import (
     GetAvailabilityArgs,
     create_booking,
     get_availability,
+    money,
 )
 
 
@@ -41,7 +42,7 @@ def by_type(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {room["room_type"]: room for room in result["rooms"]}
 
 
-def rates(room: dict[str, Any]) -> list[float]:
+def rates(room: dict[str, Any]) -> list[str]:
     return [night["rate"] for night in room["nightly_rates"]]
 
 
@@ -65,14 +66,14 @@ async def test_january_weekend_is_free_at_base_rates(tool_ctx) -> None:
     rooms = by_type(result)
     assert list(rooms) == ["Queen", "Double Queen", "King Suite"]
     assert {t: (r["free"], r["total"], r["available"]) for t, r in rooms.items()} == {
-        "Queen": (5, 298.0, True),
-        "Double Queen": (3, 398.0, True),
-        "King Suite": (2, 578.0, True),
+        "Queen": (5, "$298", True),
+        "Double Queen": (3, "$398", True),
+        "King Suite": (2, "$578", True),
     }
     assert rooms["King Suite"]["max_guests"] == 4
     assert rooms["Queen"]["nightly_rates"] == [
-        {"date": "2027-01-17", "rate": 149.0},
-        {"date": "2027-01-18", "rate": 149.0},
+        {"date": "2027-01-17", "rate": "$149"},
+        {"date": "2027-01-18", "rate": "$149"},
     ]
 
 
@@ -81,7 +82,7 @@ async def test_hanukkah_night_has_no_king_suite(tool_ctx) -> None:
     # Both seeded King Suite bookings (Dec 4-6 and Dec 5-7) include the night of Dec 5.
     assert rooms["King Suite"]["free"] == 0
     assert rooms["King Suite"]["available"] is False
-    assert rooms["King Suite"]["total"] == 289.0
+    assert rooms["King Suite"]["total"] == "$289"
     assert rooms["Queen"]["free"] == 5 and rooms["Double Queen"]["free"] == 3
 
 
@@ -101,19 +102,19 @@ async def test_free_rooms_are_counted_night_by_night(tool_ctx) -> None:
 async def test_a_stay_across_dec_20_mixes_base_and_holiday_rates(tool_ctx) -> None:
     rooms = by_type(await availability(tool_ctx(), "2026-12-18", "2026-12-22"))
     assert rooms["Queen"]["nightly_rates"] == [
-        {"date": "2026-12-18", "rate": 149.0},
-        {"date": "2026-12-19", "rate": 149.0},
-        {"date": "2026-12-20", "rate": 189.0},
-        {"date": "2026-12-21", "rate": 189.0},
+        {"date": "2026-12-18", "rate": "$149"},
+        {"date": "2026-12-19", "rate": "$149"},
+        {"date": "2026-12-20", "rate": "$189"},
+        {"date": "2026-12-21", "rate": "$189"},
     ]
-    assert rooms["Queen"]["total"] == 676.0
-    assert rates(rooms["King Suite"]) == [289.0, 289.0, 349.0, 349.0]
-    assert rooms["King Suite"]["total"] == 1276.0
+    assert rooms["Queen"]["total"] == "$676"
+    assert rates(rooms["King Suite"]) == ["$289", "$289", "$349", "$349"]
+    assert rooms["King Suite"]["total"] == "$1,276"
     # Double Queen has no holiday rate: the base rate covers every night.
-    assert rates(rooms["Double Queen"]) == [199.0] * 4
+    assert rates(rooms["Double Queen"]) == ["$199"] * 4
     # The holiday rate ends on Jan 3 (exclusive).
     late = by_type(await availability(tool_ctx(), "2027-01-02", "2027-01-04"))
-    assert rates(late["Queen"]) == [189.0, 149.0]
+    assert rates(late["Queen"]) == ["$189", "$149"]
 
 
 async def test_guests_filter_room_types(tool_ctx) -> None:
@@ -161,7 +162,7 @@ async def test_create_booking_reduces_availability(tool_ctx, workspace) -> None:
     assert booking["room_type"] == "Queen"
     assert booking["guest_name"] == "Dana Levi"
     assert booking["status"] == "confirmed"
-    assert booking["nights"] == 2 and booking["total"] == 298.0
+    assert booking["nights"] == 2 and booking["total"] == "$298"
     assert isinstance(booking["booking_id"], int)
     assert "replayed" not in booking
     rooms = by_type(await availability(ctx, "2027-01-17", "2027-01-19"))
@@ -218,3 +219,7 @@ async def test_concurrent_bookings_cannot_take_the_last_room_twice(tool_ctx, wor
     assert len(booked) == 1 and len(refused) == 2, results
     rooms = by_type(await availability(tool_ctx(), "2026-12-06", "2026-12-07"))
     assert rooms["King Suite"]["free"] == 0
+
+
+def test_amounts_read_as_people_write_them() -> None:
+    assert [money(a) for a in (149.0, 1276.0, 149.5, None)] == ["$149", "$1,276", "$149.50", None]
