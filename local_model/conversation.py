@@ -59,8 +59,7 @@ class Exchange:
     def values(self, picked_by: str | None = None, about: bool = True) -> dict[str, list[Plain]]:
         """Plain values by name: the arguments of calls that went through, then result fields.
 
-        Every field at any depth, or with `picked_by` only the records the text picks out of
-        their lists (`_picked`) and, with `about`, the records a result is about (`_about`).
+        Every field, or only the records `picked_by` picks out of lists and (`about`) `_about`.
         """
         found: dict[str, list[Plain]] = {}
         failed = {r.name for r in self.results if r.failed}
@@ -117,9 +116,9 @@ def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:
 
 
 def says(text: str, value: str) -> bool:
-    """Whether `text` says `value` as words of its own ("amazon_us" as "amazon us" too)."""
+    """Whether `text` says `value` as words of its own ("amazon_us" as "amazon us", plurals too)."""
     words, text = value.casefold().replace("_", " "), text.casefold().replace("_", " ")
-    return bool(words) and re.search(rf"\b{re.escape(words)}\b", text) is not None
+    return bool(words) and re.search(rf"\b{re.escape(words)}s?\b", text) is not None
 
 
 def _picked(node: Any, text: str) -> list[Any]:

@@ -42,12 +42,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 
 class Embedder:
-    """The model's embeddings of short texts under each of `PROMPTS`, kept on disk.
-
-    Embedding the tools' examples takes a minute; the vectors are saved under `cache` (keyed
-    by the model file's name and size, so every checkout shares them, and by the text), and
-    only a new example costs anything after that.
-    """
+    """Embeddings under each of `PROMPTS`, kept on disk: only a new example costs anything."""
 
     def __init__(self, llama: Any, model: Path, cache: Path | None) -> None:
         """Use `llama` (loaded with embeddings on, unpooled) for every vector."""

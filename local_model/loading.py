@@ -71,11 +71,8 @@ def load_llamas(path: Path | None, n_ctx: int) -> tuple[Any, Any, Path]:
 
 
 def _load(path: Path, **options: Any) -> Any:
-    """A `llama_cpp.Llama` with weight repacking ("extra buffer types") off.
-
-    llama.cpp's AMX kernels segfault in VMs that report AMX without enabling it, and
-    `Llama()` has no argument for this, so the default params are wrapped while it loads.
-    """
+    """A `llama_cpp.Llama` without weight repacking (its AMX kernels crash some VMs)."""
+    # `Llama()` has no argument for it: the default params are wrapped while it loads.
     import llama_cpp.llama as llama_module
     import llama_cpp.llama_cpp as ctypes_bindings
 
@@ -99,11 +96,7 @@ def _load(path: Path, **options: Any) -> Any:
 
 @cache
 def _log_to_debug() -> Any:
-    """A llama.cpp log callback that logs at debug level.
-
-    llama-cpp-python's own prints messages without a level (freeing a context says its
-    buffer sizes) to stderr, where the person at the CLI would read them as errors.
-    """
+    """A llama.cpp log callback at debug level: its own prints sizes to stderr, read as errors."""
     import llama_cpp
 
     @llama_cpp.llama_log_callback

@@ -55,6 +55,8 @@ def fill(
     stay = turn.stated[0] if len(turn.stated) == 1 else {}  # of several, each has its call
     now: dict[str, list[Plain]] = {**{a: [v] for a, v in stay.items()}, **turn.now.values()}
     found = turn.before.values() if turn.before else {}
+    said = turn.before.ask if turn.before else ""  # of values before, those it named are meant
+    found = {k: _named(said, vs) or vs for k, vs in found.items()}
     leans = not own_words(turn.ask, mentions, enum_values(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
     asked = turn.before.values(picked_by=turn.ask, about=leans or back) if turn.before else {}
@@ -63,6 +65,9 @@ def fill(
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
     again = {k: v for c in calls if back or (leans and c.name == tool) for k, v in c.args.items()}
     own_time = says_when(turn.ask)
+    # In a call that takes dates, a date written with its number is a date, not text.
+    numbered = [w for w in time_words(turn.ask) if re.search(r"\d", turn.ask[slice(*w)])]
+    ask = _blank(turn.ask, numbered) if date_arguments(schema) else turn.ask
     result = Fill()
     for arg, prop in props.items():
         before = found if arg in required else asked
@@ -83,7 +88,7 @@ def fill(
         elif kinds == {"string"}:
             about = str(prop.get("description") or "")
             times = [turn.ask[a:b] for a, b in time_words(turn.ask)] if says_when(about) else []
-            texts = times or _texts(arg, about, arg in required, turn, mentions, now, before, back)
+            texts = times or _texts(arg, about, arg in required, ask, mentions, now, before, back)
             choices = [t for t in texts if _fits(t, options)]
         if choices:
             result.choices[arg] = choices
@@ -175,7 +180,7 @@ def _texts(
     arg: str,
     about: str,
     required: bool,
-    turn: Turn,
+    ask: str,
     mentions: Mapping[str, Sequence[str]],
     now: dict[str, list[Plain]],
     before: dict[str, list[Plain]],
@@ -185,19 +190,19 @@ def _texts(
     results = [v for v in now.get(arg, []) if isinstance(v, str)]
     earlier = [v for v in before.get(arg, []) if isinstance(v, str)]
     if arg in mentions:
-        own = [n for n in mentions[arg] if says(turn.ask, n)]
+        own = [n for n in mentions[arg] if says(ask, n)]
         return own or results or earlier
     described = _described(about, mentions)
     named = [n for kind in described for n in mentions[kind]]
     if required:  # a record of the kind the one before had (only it when "their"), or any span
         kept = [v for kind in described for v in before.get(kind, []) if isinstance(v, str)]
-        spoken = [s for s in spans(turn.ask) if not _NUMBER.fullmatch(s)]
+        spoken = [s for s in spans(ask) if not _NUMBER.fullmatch(s)]
         message = [s for s in spoken if time_words(s) != [(0, len(s))]]  # a time alone says no text
         return named or (kept if back else []) or [*results, *kept, *message]
     if described:
         return named or results or earlier
     codes = _CODE.match(_example(about)) is not None
-    return results or name_spans(turn.ask, mentions, codes=codes) or earlier
+    return results or name_spans(ask, mentions, codes=codes) or earlier
 
 
 def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
@@ -219,6 +224,14 @@ def name_spans(
         for span in spans(quiet)
         if (span[:1].isupper() or (codes and _CODE.match(span)))
         and not (span.split()[0] == first and text.lstrip(EDGE).startswith(first))
+    ]
+
+
+def _named(text: str, values: list[Plain]) -> list[Plain]:
+    """The values `text` says, but one it says only inside another ("Queen" in "Double Queen")."""
+    named = [str(v) for v in values if says(text, str(v))]
+    return [
+        v for v in values if str(v) in named and not any(v != n and says(n, str(v)) for n in named)
     ]
 
 

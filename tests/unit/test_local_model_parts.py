@@ -109,6 +109,33 @@ def test_a_follow_up_keeps_the_previous_record_and_a_missing_one_is_asked_for() 
     assert {"room_type", "check_in", "check_out"} <= set(offered.missing)
 
 
+def test_a_date_written_out_is_no_part_of_a_text_in_a_call_that_takes_dates() -> None:
+    ask = "book a King Suite for Alan Turing, Jan 22 to Jan 24"
+    stay = ({"check_in": "2027-01-22", "check_out": "2027-01-24"},)
+    booking = Turn(Exchange(ask, (), ()), None, stated=stay)
+
+    names = fill(parameters("create_booking"), booking, KINDS).choices["guest_name"]
+
+    assert "Alan Turing" in names and not any("Jan" in name for name in names)
+    note = turn("remember that Distex wants invoices by Dec 5")  # no date argument: kept
+    offered = fill(parameters("remember_client_note"), note, {**KINDS, "client": ["Distex"]})
+    assert "Distex wants invoices by Dec 5" in offered.choices["note"]
+
+
+def test_of_the_records_a_result_lists_a_follow_up_takes_the_one_the_ask_before_named() -> None:
+    rooms = {"rooms": [{"room_type": t} for t in ("Queen", "Double Queen", "King Suite")]}
+    stay = {"check_in": "2027-01-05", "check_out": "2027-01-07"}
+    call = Call("get_availability", stay)
+    for ask in ("is the Double Queen free Jan 5-7?", "any Double Queens free Jan 5-7?"):
+        booking = follow_up("book it for Katherine Johnson", ask, call, {**stay, **rooms})
+
+        offered = fill(parameters("create_booking"), booking, KINDS).choices
+
+        assert offered["room_type"] == ["Double Queen"]  # not "Queen", said only inside it
+    unnamed = follow_up("book one for Ann Lee", "rooms Jan 5-7?", call, {**stay, **rooms})
+    assert len(fill(parameters("create_booking"), unnamed, KINDS).choices["room_type"]) == 3
+
+
 def follow_up(message: str, ask: str, call: Call, found: Any) -> Turn:
     """`message` after `ask`, which `call` answered with `found`."""
     before = Exchange(ask, (call,), (Result(call.name, json.dumps(found), False),))
