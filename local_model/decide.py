@@ -15,7 +15,7 @@ from local_model.conversation import Turn
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
-from local_model.values import date_arguments, dates, enum_values, fill, own_words
+from local_model.values import BACK, bare, date_arguments, dates, enum_values, fill, own_words
 
 CLOSE = 0.05
 """Probability margin (set on the tuning asks) under which both likeliest tools are asked."""
@@ -104,13 +104,15 @@ class Decider:
         (best, p1), (second, p2) = ranked[0], ranked[1] if len(ranked) > 1 else ("", 0.0)
         if best not in by_name:
             return Step(reply=small_talk(best, hints.abilities), why=f"small talk: {best} {p1:.2f}")
-        options = [summary(by_name[n]) for n in (best, second) if n in by_name]
         pair = (best, second) if second in by_name else (best,)
         close = second in by_name and p1 - p2 < CLOSE
         mass = sum(p for n, p in ranked if n in by_name)  # small talk is already ruled out
-        if close or (best in hints.changing and p1 < SURE_OF_CHANGE * mass):
+        unsure = best in hints.changing and p1 < SURE_OF_CHANGE * mass
+        if unsure and turn.before and {bare(w) for w in turn.ask.split()} & BACK:  # "fix them"
+            unsure = bool(fill(_parameters(by_name[best]), turn, hints.mentions).missing)
+        if close or unsure:
             why = f"{'close' if close else 'an unsure change'}: {best} {p1:.2f}, {second} {p2:.2f}"
-            return Step(reply=which_of(options), why=why, asked=pair)
+            return Step(reply=which_of([summary(by_name[n]) for n in pair]), why=why, asked=pair)
         return self._toward(offer, best, ranked, f"{best} {p1:.2f}")
 
     def _after(self, offer: _Offer, ranked: list[tuple[str, float]]) -> Step:

@@ -65,9 +65,8 @@ def fill(
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
     again = {k: v for c in calls if back or (leans and c.name == tool) for k, v in c.args.items()}
     own_time = says_when(turn.ask)
-    # In a call that takes dates, a date written with its number is a date, not text.
-    numbered = [w for w in time_words(turn.ask) if re.search(r"\d", turn.ask[slice(*w)])]
-    ask = _blank(turn.ask, numbered) if date_arguments(schema) else turn.ask
+    written = [w for w in time_words(turn.ask) if re.search(r"\d", turn.ask[slice(*w)])]
+    ask = _blank(turn.ask, written) if date_arguments(schema) else turn.ask  # a date, not text
     result = Fill()
     for arg, prop in props.items():
         before = found if arg in required else asked
@@ -229,10 +228,9 @@ def name_spans(
 
 def _named(text: str, values: list[Plain]) -> list[Plain]:
     """The values `text` says, but one it says only inside another ("Queen" in "Double Queen")."""
-    named = [str(v) for v in values if says(text, str(v))]
-    return [
-        v for v in values if str(v) in named and not any(v != n and says(n, str(v)) for n in named)
-    ]
+    said = {str(v) for v in values if says(text, str(v))}
+    inside = {v for v in said for other in said if other != v and says(other, v)}
+    return [v for v in values if str(v) in said - inside]
 
 
 def _numbers(turn: Turn, mentions: Mapping[str, Sequence[str]]) -> list[Plain]:

@@ -358,6 +358,22 @@ def test_close_tools_or_an_unsure_change_are_asked_about() -> None:
     assert unsure.tool is None and "remember a durable fact" in unsure.reply
 
 
+def test_an_unsure_change_the_follow_up_points_back_to_is_proposed_when_results_fill_it() -> None:
+    audit = Call("audit_brand_mappings", {"client": "Distex"})
+    found = {"missing": [{"brand": "Distex Lighting", "client": "Distex"}]}
+    hints = Hints(changing=frozenset({"apply_remediation", "remember_client_note"}))
+    scores = {"apply_remediation": 0.3, "lookup_client": 0.2, "list_tasks": 0.15, "thanks": 0.25}
+    tools = [*TOOLS, SCHEMAS["apply_remediation"]]
+    decider = Decider(StubIntents(scores))
+    fix = follow_up("go ahead and fix them", "audit the mappings for Distex", audit, found)
+
+    chosen = decider.step(fix, tools, None, hints)
+
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "apply_remediation"
+    alone = decider.step(turn("go ahead and fix the mappings"), tools, None, hints)
+    assert alone.tool is None and "fill in missing brand destination" in alone.reply
+
+
 def test_a_change_is_proposed_when_it_holds_most_of_the_tools_probability() -> None:
     # Small talk is no rival of a tool: only the tools' probability counts.
     sure = step({"remember_client_note": 0.3, "thanks": 0.4, "lookup_client": 0.1}, "note: Distex")
