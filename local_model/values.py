@@ -10,7 +10,7 @@ from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Plain, Turn, says
+from local_model.conversation import Exchange, Plain, Turn, says
 from local_model.grammar import alternatives
 from local_model.time_words import says_when, time_words
 
@@ -54,19 +54,18 @@ def fill(
     required, props = set(schema.get("required") or []), schema.get("properties") or {}
     stay = turn.stated[0] if len(turn.stated) == 1 else {}  # of several, each has its call
     now: dict[str, list[Plain]] = {**{a: [v] for a, v in stay.items()}, **turn.now.values()}
-    found = turn.before.values() if turn.before else {}
-    said = turn.before.ask if turn.before else ""  # of values before, those it named are meant
-    found = {k: _named(said, vs) or vs for k, vs in found.items()}
+    prior = turn.before or Exchange("", (), ())  # of its values, those its ask named are meant
+    found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
     leans = not own_words(turn.ask, mentions, enum_values(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
-    asked = turn.before.values(picked_by=turn.ask, about=leans or back) if turn.before else {}
-    calls = turn.before.calls if turn.before else ()
+    asked, calls = prior.values(picked_by=turn.ask, about=leans or back), prior.calls
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
-    again = {k: v for c in calls if back or (leans and c.name == tool) for k, v in c.args.items()}
-    own_time = says_when(turn.ask)
+    own_time, dated = says_when(turn.ask), set(date_arguments(schema))
+    keep = back or bool(dated & {k for c in calls for k in c.args} and not own_time)  # same stay
+    again = {k: v for c in calls if keep or (leans and c.name == tool) for k, v in c.args.items()}
     written = [w for w in time_words(turn.ask) if re.search(r"\d", turn.ask[slice(*w)])]
-    ask = _blank(turn.ask, written) if date_arguments(schema) else turn.ask  # a date, not text
+    ask = _blank(turn.ask, written) if dated else turn.ask  # a date, not text
     result = Fill()
     for arg, prop in props.items():
         before = found if arg in required else asked

@@ -136,6 +136,20 @@ def test_of_the_records_a_result_lists_a_follow_up_takes_the_one_the_ask_before_
     assert len(fill(parameters("create_booking"), unnamed, KINDS).choices["room_type"]) == 3
 
 
+def test_a_dated_follow_up_without_a_time_of_its_own_keeps_the_stays_other_options() -> None:
+    stay = {"check_in": "2026-12-18", "check_out": "2026-12-20", "guests": 3}
+    call = Call("get_availability", stay)
+    rooms = {**stay, "rooms": [{"room_type": "Double Queen"}]}
+    ask = "any rooms for 3 people Dec 18 to 20?"
+    booking = follow_up("book the Double Queen for Ruth Bader Ginsburg", ask, call, rooms)
+
+    offered = fill(parameters("create_booking"), booking, KINDS, "create_booking")
+
+    assert offered.choices["guests"] == [3] and "guests" in offered.said
+    anew = follow_up("book the Double Queen for Ruth Bader Ginsburg Jan 9-11", ask, call, rooms)
+    assert "guests" not in fill(parameters("create_booking"), anew, KINDS, "create_booking").said
+
+
 def follow_up(message: str, ask: str, call: Call, found: Any) -> Turn:
     """`message` after `ask`, which `call` answered with `found`."""
     before = Exchange(ask, (call,), (Result(call.name, json.dumps(found), False),))
