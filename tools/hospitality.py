@@ -21,8 +21,6 @@ from tools.idempotency import run_once
 MAX_NIGHTS = 30
 MAX_GUESTS = 10
 CONFIRMED = "confirmed"
-CURRENCY = "$"
-"""The hotel's rates are in US dollars; results say amounts as people read them ("$149")."""
 
 
 class GetAvailabilityArgs(BaseModel):
@@ -257,10 +255,8 @@ async def _quotes(session: AsyncSession, rooms: Sequence[Room], nights: list[dat
 
 
 def money(amount: float | None) -> str | None:
-    """An amount as people read it: "$149", "$1,276", "$149.50"; None when unknown."""
-    if amount is None:
-        return None
-    return f"{CURRENCY}{amount:,.2f}".removesuffix(".00")
+    """An amount in US dollars as people read it: "$149", "$1,276", "$149.50"; None if unknown."""
+    return None if amount is None else f"${amount:,.2f}".removesuffix(".00")
 
 
 def _rate_on(night: date, ranges: list[tuple[date, date, float]]) -> float | None:
