@@ -39,7 +39,8 @@ format: $(STAMP)
 
 ## Print the Mermaid diagram of the compiled graph (the README's "The graph" section).
 diagram: $(STAMP)
-	@$(PY) -c "from graph.builder import make_graph; print(make_graph().get_graph().draw_mermaid())"
+	@$(PY) -c "import asyncio; from graph.builder import make_graph; \
+		print(asyncio.run(make_graph()).get_graph().draw_mermaid())"
 
 bench: $(STAMP)
 	$(PY) -m bench

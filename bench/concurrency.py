@@ -42,7 +42,6 @@ from bench.scratch_db import scratch_postgres
 from bench.shape_floor import shape_floor
 from bench.workers import BASELINE as WORKERS_BASELINE
 from bench.workers import Load, WorkersRun, run_workers
-from core.db.migrate import upgrade
 from core.heap import frozen_startup
 from core.models import ModelResolver
 from core.observability.audit.log import BATCH_EVERY_S
@@ -50,6 +49,7 @@ from core.settings import CheckpointRetention, Settings
 from core.state import OPENING_NODES
 from graph.runner import Runner, TurnRequest
 from tools.declaration import ToolContext, declare
+from tools.pack_data import upgrade_workspace
 from tools.registry import ToolRegistry
 
 THREADS = 100
@@ -284,7 +284,7 @@ async def _ours(
             settings = _settings(url, tmp, retention)
         else:
             settings = _settings(f"sqlite:///{tmp / 'workspace.sqlite'}", tmp, retention)
-            await asyncio.to_thread(upgrade, settings)
+            await asyncio.to_thread(upgrade_workspace, settings)
         models = ModelResolver(settings)
         models._models[MODEL] = _model(shape)  # the resolver's cache is the model seam
         runner = await stack.enter_async_context(

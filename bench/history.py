@@ -22,7 +22,6 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
-from core.db.migrate import upgrade
 from core.models import ModelResolver
 from core.models.scripted import ScriptedChatModel, ScriptedTurn
 from core.settings import Settings
@@ -31,6 +30,7 @@ from history.pipeline import pairing_problems
 from history.turn import turn_start
 from prompts import compaction as compaction_prompts
 from tools.declaration import ToolContext, declare
+from tools.pack_data import upgrade_workspace
 from tools.registry import ToolRegistry
 
 TURNS = 300
@@ -84,7 +84,7 @@ async def _measure(turns: int, window: int) -> HistoryResult:
             data_dir=Path(tmp),
             scripted_transcript=transcript,
         )
-        await asyncio.to_thread(upgrade, settings)  # a workspace for gather and the audit
+        await asyncio.to_thread(upgrade_workspace, settings)  # a workspace for gather and the audit
         models = ModelResolver(settings)
         main = [
             turn

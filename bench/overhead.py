@@ -25,14 +25,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
 from core.db.engine import open_database
-from core.db.migrate import upgrade
-from core.db.seed import seed_demo
 from core.models import ModelResolver
 from core.models.scripted import ScriptedChatModel, ScriptedTurn
 from core.settings import Settings
 from graph.builder import build_graph
 from graph.runner import Runner, TurnRequest
 from tools.declaration import ToolContext, declare
+from tools.pack_data import seed_demo, upgrade_workspace
+from tools.pack_loading import enabled
 from tools.registry import ToolRegistry
 
 TURNS = 300
@@ -102,10 +102,10 @@ def _models(settings: Settings, turns: int) -> ModelResolver:
 async def _workspace(data_dir: Path) -> None:
     """Migrate and seed the demo workspace the runner's turns audit into and search."""
     settings = _settings(data_dir)
-    await asyncio.to_thread(upgrade, settings)
+    await asyncio.to_thread(upgrade_workspace, settings)
     db = open_database(settings)
     try:
-        await seed_demo(db)
+        await seed_demo(db, enabled(None))
     finally:
         await db.dispose()
 

@@ -11,8 +11,8 @@ import psycopg
 
 from bench.workspace import PG_ADMIN_URL
 from checkpoints.savers import setup_checkpointer
-from core.db.migrate import upgrade
 from core.settings import Settings
+from tools.pack_data import upgrade_workspace
 
 
 @asynccontextmanager
@@ -28,7 +28,7 @@ async def scratch_postgres(label: str) -> AsyncIterator[str]:
     url = f"{PG_ADMIN_URL.rsplit('/', 1)[0]}/{name}"
     try:
         settings = Settings(_env_file=None, database_url=url)
-        await asyncio.to_thread(upgrade, settings)
+        await asyncio.to_thread(upgrade_workspace, settings)
         await setup_checkpointer(settings)
         yield url
     finally:

@@ -31,12 +31,12 @@ from app.slack.runtime import open_slack
 from bench.workspace import PG_ADMIN_URL
 from checkpoints.savers import setup_checkpointer
 from core.db.engine import open_database
-from core.db.migrate import upgrade
-from core.db.seed import seed_demo
 from core.settings import Settings
 from core.settings_sections import SlackSection
 from tests.support.slack_api_process import RemoteSlackApi
 from tests.support.slack_sender import SlackSender, mention, signed_headers
+from tools.pack_data import seed_demo, upgrade_workspace
+from tools.pack_loading import enabled
 
 SECRET = "bench-secret"
 CONCURRENT = 50
@@ -146,10 +146,10 @@ def _load(url: str, first: int, count: int, channel: str) -> list[tuple[float, i
 
 async def _prepare(url: str) -> None:
     settings = Settings(_env_file=None, database_url=url)
-    await asyncio.to_thread(upgrade, settings)
+    await asyncio.to_thread(upgrade_workspace, settings)
     db = open_database(settings)
     try:
-        await seed_demo(db)
+        await seed_demo(db, enabled(None))
     finally:
         await db.dispose()
     await setup_checkpointer(settings)

@@ -24,7 +24,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from bench.overhead import _script, lookup
-from core.db.migrate import upgrade
 from core.models import ModelResolver
 from core.models.scripted import ScriptedChatModel
 from core.observability.tracing import Tracing
@@ -32,6 +31,7 @@ from core.settings import Settings
 from core.settings_sections import LangfuseSection
 from graph.runner import Runner, TurnRequest
 from tests.support.otlp_receiver import OtlpReceiver
+from tools.pack_data import upgrade_workspace
 from tools.registry import ToolRegistry
 
 TURNS = 100
@@ -157,7 +157,7 @@ def run(turns: int = TURNS, blocks: int = BLOCKS) -> TracingResult:
         # A migrated (empty) workspace: gather and the audit do their real work both ways,
         # so only tracing varies.
         data_dir = Path(tmp)
-        upgrade(_settings(data_dir))
+        upgrade_workspace(_settings(data_dir))
         asyncio.run(_turns(20, untraced, data_dir))
         asyncio.run(_turns(20, traced, data_dir))
         for _ in range(blocks):

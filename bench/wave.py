@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.db.migrate import upgrade
 from core.models import ModelResolver
 from core.models.scripted import ScriptedChatModel, ScriptedTurn
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tools.declaration import ToolContext, declare
+from tools.pack_data import upgrade_workspace
 from tools.registry import ToolRegistry
 
 TOOL_S = 0.2
@@ -79,7 +79,7 @@ def _settings(data_dir: Path) -> Settings:
 def run(repeats: int = REPEATS) -> WaveResult:
     """Run the wave benchmark in a migrated workspace of its own."""
     with tempfile.TemporaryDirectory() as tmp:
-        upgrade(_settings(Path(tmp)))
+        upgrade_workspace(_settings(Path(tmp)))
         return asyncio.run(_measure(repeats, Path(tmp)))
 
 

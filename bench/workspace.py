@@ -25,11 +25,11 @@ from sqlalchemy import insert, select, text
 
 from core.db.base import name_key
 from core.db.engine import Database, open_database
-from core.db.migrate import upgrade
-from core.db.models import Brand, Client, KbDocument
-from core.db.search import search
 from core.settings import Settings
+from tools.agency.models import Brand, Client, KbDocument
+from tools.agency.search import search
 from tools.names import resolve
+from tools.pack_data import upgrade_workspace
 
 DOCUMENTS = 10_000
 CLIENTS = 1_000
@@ -409,7 +409,7 @@ async def _bench(db: Database, data: Dataset, say: Callable[[str], None]) -> lis
 
 async def _run_on(url: str, data: Dataset, say: Callable[[str], None]) -> list[WorkspaceResult]:
     settings = Settings(_env_file=None, database_url=url)
-    upgrade(settings)
+    upgrade_workspace(settings)
     db = open_database(settings)
     try:
         start = time.perf_counter()

@@ -100,6 +100,17 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default=Path(".agentloop"), description="Where the SQLite files and logs live."
     )
+    packs: str | None = Field(
+        default=None,
+        description="The packs enabled, comma-separated (e.g. `calendar,acme_support`); "
+        "unset: every pack agentloop ships; empty: none (the runtime's own tools only). "
+        "`agentloop tools` lists what is installed.",
+    )
+    mcp_config: Path | None = Field(
+        default=None,
+        description="A JSON file of MCP servers whose tools the agent is offered, in the "
+        "`mcpServers` format MCP clients read (docs/mcp.md); unset: none.",
+    )
     graph_url: str | None = Field(
         default=None,
         description="URL of a LangGraph Server that runs the `agent` graph (and holds its "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -20,7 +18,7 @@ from graph.routing import (
     route_after_verify,
     route_start,
 )
-from graph.served import served_database, served_models
+from graph.served import served_database, served_models, served_registry
 from nodes.act import Act
 from nodes.confirm import Confirm
 from nodes.finalize import finalize
@@ -29,11 +27,11 @@ from nodes.guard import Guard
 from nodes.propose import Propose
 from nodes.tools import Tools
 from nodes.verify import Verify
-from tools.registry import ToolRegistry, default_registry
+from tools.registry import ToolRegistry
 
 
 def build_graph(
-    models: ModelResolver, db: Database, registry: ToolRegistry | None = None
+    models: ModelResolver, db: Database, registry: ToolRegistry
 ) -> StateGraph[AgentState, RunContext, AgentInput, AgentOutput]:
     """Return the uncompiled graph: guard ‖ gather → act ⇄ (propose → confirm →) tools → verify.
 
@@ -41,7 +39,6 @@ def build_graph(
     A caller sends a message (`AgentInput`) and reads the conversation, the answer and the
     turn's status (`AgentOutput`); the rest of the state is the graph's own bookkeeping.
     """
-    registry = default_registry() if registry is None else registry
     builder = StateGraph(
         AgentState,
         context_schema=RunContext,
@@ -71,12 +68,20 @@ def build_graph(
     return builder
 
 
-@functools.cache
-def make_graph() -> CompiledStateGraph[AgentState, RunContext, AgentInput, AgentOutput]:
+_served: list[CompiledStateGraph[AgentState, RunContext, AgentInput, AgentOutput]] = []
+
+
+async def make_graph() -> CompiledStateGraph[AgentState, RunContext, AgentInput, AgentOutput]:
     """Compile the graph a LangGraph Server serves, once per process.
 
-    The server calls this factory for every run; one graph, one workspace database and one
-    model resolver (the deployment's settings, shared with the standalone planner) serve
-    them all. The server brings its own checkpointer.
+    The server calls this factory for every run; one graph, one workspace database, one
+    model resolver and one set of tools (the deployment's settings, shared with the
+    standalone planner) serve them all. The server brings its own checkpointer. It is a
+    coroutine because the MCP servers' tools are listed over their sessions.
     """
-    return build_graph(served_models(), served_database()).compile(name="agent")
+    if not _served:
+        registry = await served_registry()
+        _served.append(
+            build_graph(served_models(), served_database(), registry).compile(name="agent")
+        )
+    return _served[0]

@@ -7,7 +7,6 @@ shows it as a subgraph and its interrupts and checkpoints live under the main th
 
 from __future__ import annotations
 
-import functools
 from typing import TypeVar
 
 from langgraph.graph import END, START, StateGraph
@@ -18,7 +17,7 @@ from core.models import ModelResolver
 from core.planner_state import PlannerInput, PlannerOutput, PlannerRequest, PlannerState
 from core.run_context import RunContext
 from graph.routing import route_after_planner_tools, route_after_step
-from graph.served import served_database, served_models
+from graph.served import served_database, served_models, served_registry
 from nodes.confirm import PlannerConfirm
 from nodes.planner.draft import Draft
 from nodes.planner.finish import Finish
@@ -27,13 +26,13 @@ from nodes.planner.start import Start
 from nodes.planner.step import Step
 from nodes.propose import PlannerPropose
 from nodes.tools import Tools
-from tools.registry import ToolRegistry, default_registry
+from tools.registry import ToolRegistry
 
 _Input = TypeVar("_Input", PlannerInput, PlannerRequest)
 
 
 def build_planner(
-    models: ModelResolver, db: Database, registry: ToolRegistry | None = None
+    models: ModelResolver, db: Database, registry: ToolRegistry
 ) -> StateGraph[PlannerState, RunContext, PlannerInput, PlannerOutput]:
     """Return the uncompiled planner graph over the same tools and policy as the main one.
 
@@ -44,9 +43,8 @@ def build_planner(
 
 
 def _planner(
-    models: ModelResolver, db: Database, registry: ToolRegistry | None, request: type[_Input]
+    models: ModelResolver, db: Database, registry: ToolRegistry, request: type[_Input]
 ) -> StateGraph[PlannerState, RunContext, _Input, PlannerOutput]:
-    registry = default_registry() if registry is None else registry
     builder = StateGraph(
         PlannerState,
         context_schema=RunContext,
@@ -69,8 +67,10 @@ def _planner(
     return builder
 
 
-@functools.cache
-def make_planner_graph() -> CompiledStateGraph[
+_served: list[CompiledStateGraph[PlannerState, RunContext, PlannerRequest, PlannerOutput]] = []
+
+
+async def make_planner_graph() -> CompiledStateGraph[
     PlannerState, RunContext, PlannerRequest, PlannerOutput
 ]:
     """Compile the planner on its own (Studio/Server), once per process.
@@ -79,5 +79,8 @@ def make_planner_graph() -> CompiledStateGraph[
     in the thread. It shares the agent graph's model resolver and workspace database
     (`graph.served`).
     """
-    served = _planner(served_models(), served_database(), None, PlannerRequest)
-    return served.compile(name="planner")
+    if not _served:
+        registry = await served_registry()
+        planner = _planner(served_models(), served_database(), registry, PlannerRequest)
+        _served.append(planner.compile(name="planner"))
+    return _served[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -42,7 +42,7 @@ from graph.results import (
 )
 from prompts import confirmation
 from tools import proposals
-from tools.registry import ToolRegistry, default_registry
+from tools.registry import ToolRegistry, open_registry, registry_for
 
 __all__ = [
     "InvalidRequest",
@@ -77,7 +77,7 @@ class Runner:
         self.clock = clock
         """When a person decides (epoch seconds): what expiry is judged against."""
         self.settings = settings
-        self.registry = registry if registry is not None else default_registry()
+        self.registry = registry if registry is not None else registry_for(settings)
         self.models = models or ModelResolver(settings)
         self.db = db
         self.driver = Driver(graph, settings, audit, tracing or Tracing(None))
@@ -90,29 +90,35 @@ class Runner:
         registry: ToolRegistry | None = None,
         models: ModelResolver | None = None,
         tracing: Tracing | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> AsyncIterator[Runner]:
         """Open the configured checkpointer and compile the graph with it.
 
         With `settings.graph_url` the graph is the one a LangGraph Server runs, with its
-        own checkpointer. Runs are audited in the workspace database and traced to Langfuse
-        when its keys are set (`tracing` overrides); pending audit rows and spans are sent on
-        close.
+        own checkpointer. Without `registry`, the enabled packs' tools and the MCP servers'
+        are offered (their sessions close with the runner; `warn` hears of an optional server
+        left out). Runs are audited in the workspace database and traced to Langfuse when its
+        keys are set (`tracing` overrides); pending audit rows and spans are sent on close.
         """
         db = open_database(settings)
-        registry = registry if registry is not None else default_registry()
         models = models or ModelResolver(settings)
         audit = AuditLog(db)
         tracing = tracing or Tracing.from_settings(settings)
         parts: dict[str, Any] = {"db": db, "audit": audit, "tracing": tracing}
         try:
-            if settings.graph_url:
-                remote = RemoteAgent.at(settings.graph_url)
-                yield cls(remote, settings, registry, models, **parts)
-            else:
-                async with open_checkpointer(settings) as saver:
-                    graph = build_graph(models, db, registry)
-                    compiled = graph.compile(checkpointer=saver, name="agent")
-                    yield cls(compiled, settings, registry, models, **parts)
+            async with (
+                open_registry(settings, *([warn] if warn else []))
+                if registry is None
+                else nullcontext(registry)
+            ) as tools:
+                if settings.graph_url:
+                    remote = RemoteAgent.at(settings.graph_url)
+                    yield cls(remote, settings, tools, models, **parts)
+                else:
+                    async with open_checkpointer(settings) as saver:
+                        graph = build_graph(models, db, tools)
+                        compiled = graph.compile(checkpointer=saver, name="agent")
+                        yield cls(compiled, settings, tools, models, **parts)
         finally:
             await audit.drain()
             await tracing.flush()

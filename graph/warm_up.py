@@ -26,7 +26,7 @@ def warm_up(model: BaseChatModel, registry: ToolRegistry) -> None:
     """Offer `model` every tool and every reply meaning once, with their examples."""
     if not needs_warm_up(model):
         return
-    every_tool = ToolHints(examples={tool.name: tool.asks for tool in registry.tools()})
+    every_tool = ToolHints(examples={tool.name: tool.examples for tool in registry.tools()})
     meanings = ToolHints(examples=confirmation.meaning_examples())
     hello = [HumanMessage(content="hello")]
     bind_offered(model, registry.openai_schemas(), every_tool).invoke(hello)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import bm25s
 
-from core.db.search import terms
+from core.terms import terms
 
 MAX_FILES = 500
 MAX_FILE_CHARS = 200_000

@@ -147,7 +147,7 @@ class Act:
         stays = [json.loads(s["excerpt"]) for s in state.get("sources", []) if s["type"] == "dates"]
         stated = tuple({k: str(stay[k]) for k in ("check_in", "check_out")} for stay in stays)
         return ToolHints(
-            examples={tool.name: tool.asks for tool in tools},
+            examples={tool.name: tool.examples for tool in tools},
             changing=frozenset(tool.name for tool in tools if tool.mutating),
             readers=frozenset(tool.name for tool in tools if "date_reader" in tool.provides),
             abilities=self._registry.abilities(asker_of(state, ctx).role),

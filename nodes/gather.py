@@ -1,8 +1,8 @@
 """gather: collects the sources a turn may rest on, without calling the model.
 
-Sources: the dates the message writes out (read as stays, so no model calls the date reader
-for them), relevant thread history, the context folder's best files, and — with the workspace
-database — brand/client mentions resolved, those clients' memory notes and a KB/SOP search.
+Sources: what the enabled packs find for the message (the records it mentions, their notes,
+documents, the dates it writes out), relevant thread history and the context folder's best
+files.
 They become `sources` in state and a context block for the prompt within a token budget.
 It runs beside guard, in the turn's first step; act starts when both are done. A retry
 after failed verification goes back to act, so nothing here runs again for it.
@@ -10,7 +10,6 @@ after failed verification goes back to act, so nothing here runs again for it.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Sequence
@@ -21,16 +20,15 @@ from langgraph.runtime import Runtime
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.db.engine import Database
-from core.db.search import terms
 from core.run_context import RunContext
 from core.state import AgentState, GatherUpdate, Source
+from core.terms import terms
 from grounding import context_block
 from grounding.context_folder import ContextFolder
 from history.pipeline import limit_turns
 from nodes.guard import MAX_MESSAGE_CHARS
 from screening import injection
-from tools.date_hints import stated_stays
-from tools.declaration import SourceFinder
+from tools.declaration import GatherContext, SourceFinder
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
@@ -42,7 +40,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 class Gather:
-    """The gather node; with a workspace database it also searches the workspace."""
+    """The gather node: the packs' source finders, the context folder and the thread."""
 
     def __init__(self, registry: ToolRegistry, db: Database | None = None) -> None:
         self._sources = registry.sources
@@ -62,13 +60,10 @@ class Gather:
         if injection.blocks(sent, ctx.input_guard):
             return {"sources": [], "context_block": ""}
         query = sent[:MAX_MESSAGE_CHARS]  # what guard lets through of a long message
-        sources: list[Source] = [
-            {"type": "dates", "reference": said, "excerpt": json.dumps(stay.fields(said))}
-            for said, stay in stated_stays(query, ctx.run_date())
-        ]
-        if self._db is not None:
-            for find in self._sources:
-                sources += await self._workspace(find, self._db, query)
+        sources: list[Source] = []
+        found = GatherContext(today=ctx.run_date(), db=self._db)
+        for find in self._sources:
+            sources += await self._packs(find, query, found)
         sources += self._files(ctx.context_dir, query)
         sources += _thread(messages[:start], messages[start:], query, ctx.history_turns)
         block, kept = context_block.fit(sources, ctx.context_block_tokens)
@@ -89,9 +84,9 @@ class Gather:
             for hit in folder.search(query, limit=FILE_HITS)
         ]
 
-    async def _workspace(self, find: SourceFinder, db: Database, query: str) -> list[Source]:
+    async def _packs(self, find: SourceFinder, query: str, found: GatherContext) -> list[Source]:
         try:
-            return await find(db, query)
+            return await find(query, found)
         except SQLAlchemyError:
             # The workspace enriches the prompt; without it the model still has its tools.
             logger.warning("gather: workspace search failed", exc_info=True)

@@ -28,7 +28,7 @@ from core.run_context import RunContext
 from core.state import AgentState, Decision, ToolsUpdate
 from prompts import confirmation, replies
 from tools import decision_records, proposal_records, proposals, retention
-from tools.declaration import Tool, ToolArgumentsError, ToolContext
+from tools.declaration import Tool, ToolArgumentsError, ToolContext, ToolFailure
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
@@ -180,6 +180,8 @@ class Tools:
             data = await asyncio.wait_for(tool.run(args, tool_ctx), timeout=timeout)
         except TimeoutError:
             return _Result(f"error: {tool.name} timed out after {timeout:.1f} s", "timeout")
+        except ToolFailure as exc:
+            return _error(str(exc))
         except Exception as exc:
             # The model can adapt to a failed call (other arguments, another tool), so the
             # failure becomes its ToolMessage; the traceback goes to the log.

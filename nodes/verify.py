@@ -39,9 +39,7 @@ NOT_DONE = frozenset({"rejected", "refused", "error", "timeout", "not_confirmed"
 class Verify:
     """The verify node; the judge (behind a setting) uses the run's model."""
 
-    def __init__(
-        self, registry: ToolRegistry | None = None, models: ModelResolver | None = None
-    ) -> None:
+    def __init__(self, registry: ToolRegistry, models: ModelResolver | None = None) -> None:
         self._registry = registry
         self._models = models
 
@@ -78,20 +76,13 @@ class Verify:
         failed = [m.name or "" for m in results if m.additional_kwargs.get("outcome") in NOT_DONE]
         answered = [m for m in turn if isinstance(m, ToolMessage)]
         # What the tools returned, and what they are for: saying what it can do uses no source.
-        said = [m.text for m in answered] + [tool.summary for tool in self._tools().tools()]
+        said = [m.text for m in answered] + [tool.summary for tool in self._registry.tools()]
         return Evidence(
             question, state.get("sources", []), changes, len(answered), failed, " ".join(said)
         )
 
-    def _tools(self) -> ToolRegistry:
-        if self._registry is None:
-            from tools.registry import default_registry
-
-            self._registry = default_registry()
-        return self._registry
-
     def _mutating(self, name: str) -> bool:
-        tool = self._tools().get(name)
+        tool = self._registry.get(name)
         # A tool without a declaration counts as one that changes things.
         return tool is None or not tool.read_only
 
@@ -121,7 +112,3 @@ class Verify:
             return []
         reason = text.split(":", 1)[1].strip() if ":" in text else text
         return [f"A reviewer found a problem: {reason or 'the answer is not supported'}"]
-
-
-verify = Verify()
-"""The node as the graph builder adds it when no registry or models are wired in."""

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from core.db.search import terms
 from core.state import Source
+from core.terms import terms
 from prompts.gathered import CITABLE_TYPES
 from prompts.replies import NO_REPLY
 from screening.sanitizer import sanitize

@@ -117,15 +117,15 @@ def _migrate_and_seed(url: str) -> None:
     import asyncio
 
     from core.db.engine import open_database
-    from core.db.migrate import upgrade
-    from core.db.seed import seed_demo
+    from tools.pack_data import seed_demo, upgrade_workspace
+    from tools.pack_loading import enabled
 
     settings = Settings(_env_file=None, database_url=url)
-    upgrade(settings)
+    upgrade_workspace(settings)
 
     async def load() -> None:
         db = open_database(settings)
-        await seed_demo(db)
+        await seed_demo(db, enabled(None))
         await db.dispose()
 
     asyncio.run(load())

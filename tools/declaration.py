@@ -65,10 +65,26 @@ class ToolArgumentsError(ValueError):
     """The model's arguments do not fit the tool's schema; the message names the fields."""
 
 
+class ToolFailure(Exception):
+    """A tool could not do what was asked; its message is what the model (and person) read."""
+
+
 ToolFn = Callable[[Any, ToolContext], Awaitable[Any]]
-SourceFinder = Callable[[Database, str], Awaitable[list[Source]]]
-"""What a pack contributes to gather: the sources a message points at in the workspace
-(mentioned names resolved, their notes, documents), found without a model call."""
+
+
+@dataclass(frozen=True)
+class GatherContext:
+    """What a pack's source finder knows besides the message: the run's date, the database."""
+
+    today: date
+    db: Database | None = None
+    """The workspace database (None where the run has none: a finder that needs it finds
+    nothing)."""
+
+
+SourceFinder = Callable[[str, GatherContext], Awaitable[list[Source]]]
+"""What a pack contributes to gather: the sources a message points at (mentioned names
+resolved, their notes, documents, the dates it writes out), found without a model call."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,8 @@ class Tool:
     asks: tuple[str, ...] = ()
     """A few requests this tool answers, in a person's words: preselection ranks tools by
     them (with the name and description) before each model call."""
+    caution: str = ""
+    """A line shown with every proposal of this change (a server's word that it destroys)."""
 
     @property
     def summary(self) -> str:
@@ -98,6 +116,11 @@ class Tool:
         return (
             self.description.strip().splitlines()[0].rstrip(".") if self.description else self.name
         )
+
+    @property
+    def examples(self) -> tuple[str, ...]:
+        """Requests it answers: its declared asks, or its summary if it declares none (MCP)."""
+        return self.asks or (self.summary,)
 
     @property
     def read_only(self) -> bool:
@@ -140,7 +163,12 @@ class Tool:
             raise ToolArgumentsError(
                 f"arguments must be a JSON object, got {type(raw_args).__name__}"
             )
-        unaccepted = _unaccepted(self.args_schema, raw_args) if self.mutating else []
+        # A schema that takes any name (an MCP tool's, checked against its JSON schema)
+        # refuses what it does not take itself.
+        takes_any = self.args_schema.model_config.get("extra") == "allow"
+        unaccepted = (
+            _unaccepted(self.args_schema, raw_args) if self.mutating and not takes_any else []
+        )
         if unaccepted:
             raise ToolArgumentsError(
                 f"{', '.join(unaccepted)} {'is' if len(unaccepted) == 1 else 'are'} not accepted "

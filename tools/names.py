@@ -1,4 +1,4 @@
-"""Resolving names people type ("garlic pres", "THORINOX") to workspace rows.
+"""Resolving names people type ("garlic pres", "ACME") to workspace rows, for any pack's table.
 
 Exact matches on the normalized name come first; otherwise rapidfuzz scores every name,
 a clear winner is a match, close runners-up make the result ambiguous, and weak scores
@@ -16,9 +16,9 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import name_key
-from core.db.models import Brand, Client, TeamMember
 
-Named = type[Client] | type[Brand] | type[TeamMember]
+Named = type[Any]
+"""A mapped table whose rows have `id`, `name` and `name_key` columns (clients, people, ...)."""
 
 MATCH_SCORE = 85.0
 """A fuzzy score at or above this is a match, if no runner-up is close behind."""
@@ -119,7 +119,7 @@ def clean_name(query: str) -> str:
 def not_blank(value: str) -> str:
     """Reject an empty or whitespace-only name with a message the model can act on."""
     if not value.strip():
-        raise ValueError("must not be empty or whitespace; give a name, e.g. 'Thorinox'")
+        raise ValueError("must not be empty or whitespace; give the name as people write it")
     return value
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import bm25s
 
-from core.db.search import terms
 from core.state import Source
+from core.terms import terms
 from tools.declaration import Tool
 
 _K1 = 1.2

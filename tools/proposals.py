@@ -121,7 +121,8 @@ def make_proposal(
 def describe(tool: Tool, args: dict[str, Any]) -> str:
     """Return a one-line, human description: what the tool does, with which values."""
     values = ", ".join(f"{key}: {_short(value)}" for key, value in args.items() if value)
-    return f"{tool.summary} — {values}" if values else tool.summary
+    line = f"{tool.summary} — {values}" if values else tool.summary
+    return f"{line}\n⚠ {tool.caution}" if tool.caution else line
 
 
 def may_decide(decider: Asker, actor: str, approver_roles: frozenset[str]) -> bool:

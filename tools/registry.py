@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from typing import Any
 
+from core.settings import Settings
 from tools.declaration import Capability, SourceFinder, Tool
+from tools.pack_loading import PackError, enabled
+from tools.packs import Pack
 
+logger = logging.getLogger(__name__)
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 """A parenthesis: detail for the model ("(case-insensitive, tolerant of typos ...)")."""
 
@@ -20,6 +26,7 @@ class ToolRegistry:
         tools: Iterable[Tool] = (),
         sources: Iterable[SourceFinder] = (),
         records: Iterable[str] = (),
+        packs: Iterable[Pack] = (),
     ) -> None:
         self._tools: dict[str, Tool] = {}
         self._schemas: list[dict[str, Any]] | None = None
@@ -30,6 +37,8 @@ class ToolRegistry:
         self.records: frozenset[str] = frozenset(records)
         """The kinds of workspace record those finders name: a source of such a type names a
         value for the arguments of that name (a `client` source, a `client` argument)."""
+        self.packs: tuple[Pack, ...] = tuple(packs)
+        """The packs the tools came from (the runtime's own tools belong to none)."""
         for tool in tools:
             self.add(tool)
 
@@ -104,35 +113,55 @@ class ToolRegistry:
         return len(self._tools)
 
 
-def default_registry() -> ToolRegistry:
-    """Return the registry of every shipped pack."""
-    from tools import calendar, hospitality, memory, meta, plan
-    from tools.agency import (
-        audit,
-        brands,
-        client_context,
-        kb,
-        lookup,
-        mentions,
-        mutations,
-        tasks,
+def registry_of(packs: Iterable[Pack]) -> ToolRegistry:
+    """Return the registry of the runtime's own tools and the packs' tools and sources."""
+    from tools import meta, plan
+
+    packs = list(packs)
+    return ToolRegistry(
+        [*(tool for pack in packs for tool in pack.tools), *meta.TOOLS, *plan.TOOLS],
+        sources=[find for pack in packs for find in pack.sources],
+        records=[record for pack in packs for record in pack.records],
+        packs=packs,
     )
 
-    return ToolRegistry(
-        [
-            *lookup.TOOLS,
-            *client_context.TOOLS,
-            *kb.TOOLS,
-            *tasks.TOOLS,
-            *audit.TOOLS,
-            *mutations.TOOLS,
-            *brands.TOOLS,
-            *memory.TOOLS,
-            *calendar.TOOLS,
-            *hospitality.TOOLS,
-            *meta.TOOLS,
-            *plan.TOOLS,
-        ],
-        sources=[mentions.workspace_sources, hospitality.room_sources],
-        records=["client", "brand", "room_type"],
-    )
+
+def registry_for(settings: Settings) -> ToolRegistry:
+    """Return the registry of the packs `settings` enables (`AGENTLOOP_PACKS`).
+
+    Raises:
+        PackError: an enabled pack cannot be used (one line naming it and why).
+    """
+    return registry_of(enabled(settings.packs))
+
+
+@asynccontextmanager
+async def open_registry(
+    settings: Settings, warn: Callable[[str], None] = logger.warning
+) -> AsyncIterator[ToolRegistry]:
+    """Yield the registry of the enabled packs and of the MCP servers `settings` names.
+
+    The servers' sessions stay open while the registry is in use (calls go through them).
+
+    Raises:
+        PackError: a pack or a server that is not optional cannot be used (one line).
+    """
+    packs = list(enabled(settings.packs))
+    if settings.mcp_config is None:
+        yield registry_of(packs)
+        return
+    from tools.mcp_packs import mcp_packs  # the MCP SDK is imported only when it is used
+
+    async with mcp_packs(settings.mcp_config, settings.data_dir, warn) as servers:
+        clash = sorted({p.name for p in packs} & {s.name for s in servers})
+        if clash:
+            raise PackError(
+                f"MCP server {clash[0]!r} has the name of an enabled pack; rename it in "
+                f"{settings.mcp_config}"
+            )
+        yield registry_of([*packs, *servers])
+
+
+def default_registry() -> ToolRegistry:
+    """Return the registry of the packs agentloop ships, as an unset `AGENTLOOP_PACKS` enables."""
+    return registry_of(enabled(None))

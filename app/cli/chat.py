@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from app.cli.config import cannot_open, request_or_exit, workspace_or_exit
+from app.cli.config import cannot_open, request_or_exit, warned, workspace_or_exit
 from app.cli.options import (
     ContextTypeOpt,
     ModelOpt,
@@ -32,6 +32,7 @@ from core.models import ModelConfigError
 from core.observability import logs
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
+from tools.pack_loading import PackError
 
 LOCAL_EXAMPLES = (
     "When is Hanukkah this year?",
@@ -89,7 +90,7 @@ def chat(
 
 async def _chat(settings: Settings, base: TurnRequest) -> int:
     try:
-        async with Runner.open(settings) as runner, Lanes.open(settings) as lanes:
+        async with Runner.open(settings, warn=warned) as runner, Lanes.open(settings) as lanes:
             runner.check_model(base.model)
             await warmed(runner, base.model, err)
             while True:
@@ -117,7 +118,7 @@ async def _chat(settings: Settings, base: TurnRequest) -> int:
                             else:
                                 result = await runner.resume(request, decision, on_event=status)
                     print_result(out, result)
-    except (ModelConfigError, CheckpointerNotReadyError) as exc:
+    except (ModelConfigError, CheckpointerNotReadyError, PackError) as exc:
         raise cannot_open(settings, exc) from None
     except Exception as exc:
         logger.exception("chat could not start")

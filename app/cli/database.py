@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -13,6 +14,8 @@ from app.cli.config import workspace_or_exit
 from app.cli.options import VerboseOpt
 from core.observability import logs
 from core.settings import Settings
+from tools.pack_loading import enabled, names
+from tools.packs import Pack
 
 db_app = typer.Typer(help="Database set-up.", no_args_is_help=True)
 out = Console()
@@ -22,14 +25,14 @@ logger = logging.getLogger(__name__)
 
 @db_app.command("upgrade")
 def db_upgrade(verbose: VerboseOpt = False) -> None:
-    """Migrate the workspace database and set up the checkpointer's tables."""
+    """Migrate the runtime's and the enabled packs' tables, and set up the checkpointer's."""
     from checkpoints.savers import setup_checkpointer
-    from core.db.migrate import upgrade
+    from tools.pack_data import upgrade_workspace
 
     settings = workspace_or_exit(migrated=False)
     logs.configure(settings.data_dir, verbose)
     try:
-        out.print(upgrade(settings))
+        out.print(upgrade_workspace(settings))
         out.print(asyncio.run(setup_checkpointer(settings)))
     except Exception as exc:
         logger.exception("database upgrade failed")
@@ -46,21 +49,27 @@ def seed(
         raise typer.Exit(2)
     settings = workspace_or_exit()
     logs.configure(settings.data_dir, verbose)
+    packs = enabled(settings.packs)
+    seeded = [pack.name for pack in packs if pack.seed is not None]
+    if not seeded:
+        out.print(f"no demo data to load: the enabled packs ({names(packs)}) bring none")
+        return
     try:
-        added = asyncio.run(_seed_demo(settings))
+        added = asyncio.run(_seed_demo(settings, packs))
     except Exception as exc:
         logger.exception("seeding failed")
         raise typer.TyperException(f"seeding failed: {exc}") from None  # one line
     summary = ", ".join(f"{count} {table}" for table, count in sorted(added.items()))
-    out.print(f"demo workspace loaded ({summary or 'already complete, nothing added'})")
+    loaded = f"demo data of {', '.join(seeded)} loaded"
+    out.print(f"{loaded} ({summary or 'already complete, nothing added'})")
 
 
-async def _seed_demo(settings: Settings) -> dict[str, int]:
+async def _seed_demo(settings: Settings, packs: Sequence[Pack]) -> dict[str, int]:
     from core.db.engine import open_database
-    from core.db.seed import seed_demo
+    from tools.pack_data import seed_demo
 
     db = open_database(settings)
     try:
-        return await seed_demo(db)
+        return await seed_demo(db, packs)
     finally:
         await db.dispose()

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from app.cli.bad_starts import BadStart
 from app.cli.config import settings_or_exit
 from app.eval.evaluate import evaluate
 from app.eval.report import print_report, report_json
@@ -19,6 +20,7 @@ from app.eval.results import ScenarioResult
 from app.eval.scenario import SHIPPED, ScenarioFilesError, load_all
 from core.models import ModelConfigError, ModelResolver
 from core.observability import logs
+from tools.pack_loading import PackError, enabled
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -27,7 +29,9 @@ err = Console(stderr=True, soft_wrap=True)
 def eval_command(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(help="Scenario files or folders (default: the shipped scenarios)."),
+        typer.Argument(
+            help="Scenario files or folders (default: the runtime's and the enabled packs')."
+        ),
     ] = None,
     model: Annotated[
         str | None,
@@ -55,13 +59,23 @@ def eval_command(
     settings = settings_or_exit()
     logs.configure(settings.data_dir, verbose)
     try:
-        scenarios = load_all(paths or [SHIPPED])
+        packs = enabled(settings.packs)
+    except PackError as exc:
+        raise BadStart(str(exc)) from None
+    folders = [SHIPPED, *(pack.scenarios for pack in packs if pack.scenarios is not None)]
+    try:
+        scenarios, skipped = load_all(paths or folders, {pack.name for pack in packs})
     except ScenarioFilesError as exc:
         for bad in exc.errors:
             err.print(f"[red]invalid scenario[/] {escape(str(bad.path))}:", highlight=False)
             for problem in bad.problems:
                 err.print(f"  - {problem}", markup=False, highlight=False)
         raise typer.Exit(2) from None
+    for path, missing in skipped.items():
+        err.print(
+            f"[dim]skip {escape(Path(path).stem)} (needs the {', '.join(missing)} pack enabled)[/]",
+            highlight=False,
+        )
     if keyword:
         scenarios = [s for s in scenarios if keyword in s.name]
     if not scenarios:

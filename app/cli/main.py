@@ -1,4 +1,4 @@
-"""`agentloop` commands: chat, ask, resume, runs, slack, eval, bench, db upgrade, seed, prepare."""
+"""`agentloop` commands: chat, ask, resume, runs, tools, slack, eval, bench, db, seed, prepare."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from app.cli.eval import eval_command
 from app.cli.prepare import prepare
 from app.cli.runs import runs_app
 from app.cli.single_turn import ask, resume
+from app.cli.tool_list import tools
 from app.slack.cli import slack_command
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app.command()(resume)
 app.command()(chat)
 app.command()(seed)
 app.command()(prepare)
+app.command()(tools)
 app.command("slack")(slack_command)
 app.command("bench")(bench_command)
 app.command("eval")(eval_command)

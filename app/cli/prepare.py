@@ -19,7 +19,8 @@ from app.cli.options import ModelOpt
 from core.models import ModelConfigError, ModelResolver
 from graph.runner import Runner
 from graph.warm_up import needs_warm_up, warm_up
-from tools.registry import default_registry
+from tools.pack_loading import PackError
+from tools.registry import registry_for
 
 out = Console()
 err = Console(stderr=True)
@@ -38,8 +39,12 @@ def prepare(model: ModelOpt = None) -> None:
         out.print(f"{spec}: nothing to prepare")
         return
     started = time.monotonic()
+    try:
+        registry = registry_for(settings)
+    except PackError as exc:
+        raise BadStart(str(exc)) from None
     with err.status(READING, spinner="dots"):
-        warm_up(chat_model, default_registry())
+        warm_up(chat_model, registry)
     out.print(f"{spec}: ready ({time.monotonic() - started:.0f} s)")
 
 

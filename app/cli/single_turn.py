@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from app.cli.config import cannot_open, request_or_exit, workspace_or_exit
+from app.cli.config import cannot_open, request_or_exit, warned, workspace_or_exit
 from app.cli.options import (
     ContextTypeOpt,
     JsonOpt,
@@ -38,6 +38,7 @@ from core.models import ModelConfigError
 from core.observability import logs
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
+from tools.pack_loading import PackError
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -157,7 +158,7 @@ async def _once(
 ) -> TurnResult:
     """Run one turn (or apply one decision) in a fresh runner."""
     try:
-        async with Runner.open(settings) as runner, Lanes.open(settings) as lanes:
+        async with Runner.open(settings, warn=warned) as runner, Lanes.open(settings) as lanes:
             if live:
                 await warmed(runner, request.model, err)
             # The thread's lane (as the Slack app holds it): another process's run of the
@@ -167,7 +168,7 @@ async def _once(
                     if decision is None:
                         return await runner.run_turn(request, on_event=status)
                     return await runner.resume(request, decision, on_event=status)
-    except (ModelConfigError, CheckpointerNotReadyError) as exc:
+    except (ModelConfigError, CheckpointerNotReadyError, PackError) as exc:
         # Raised before the thread is touched: the message was not sent.
         raise cannot_open(settings, exc) from None
     except Exception as exc:

@@ -29,7 +29,7 @@ from core.models import ModelResolver
 from core.models.scripted import ScriptedChatModel
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
-from tools.registry import ToolRegistry, default_registry
+from tools.registry import ToolRegistry, registry_for
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ async def evaluate(
     The demo workspace is migrated and seeded once, in a temporary folder, and each
     scenario gets a copy; `on_result` hears of each scenario as it finishes.
     """
-    registry = registry if registry is not None else default_registry()
+    registry = registry if registry is not None else registry_for(base)
     models = models or ModelResolver(base)
     results = []
     with tempfile.TemporaryDirectory(prefix="agentloop-eval-") as tmp:

@@ -29,7 +29,7 @@ Scalar = str | int | float | bool | date | None
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 SHIPPED = Path(__file__).with_name("scenarios")
-"""The scenarios shipped with the package (`agentloop eval` without paths)."""
+"""The runtime's own scenarios (those of the enabled packs come with the packs)."""
 
 
 class ScenarioFileError(ValueError):
@@ -169,6 +169,8 @@ class Scenario(_Strict):
     name: str
     description: str = Field(min_length=1)
     references: list[Reference] = Field(min_length=1)
+    packs: list[str] = Field(default_factory=list)
+    """The packs whose tools or tables it uses: it runs only where they are all enabled."""
     user: str = "U0GRACE"
     role: Role = "member"
     today: date = date(2026, 11, 22)
@@ -251,11 +253,38 @@ def find_scenarios(paths: list[Path]) -> list[Path]:
     return found
 
 
-def load_all(paths: list[Path]) -> list[Scenario]:
-    """Load every scenario file; all bad files are reported together, and names must differ."""
+def needed_packs(path: Path, enabled: set[str]) -> list[str]:
+    """The packs a scenario file says it needs that are not enabled ([] if it can run).
+
+    Read before the file is validated: a table it counts belongs to its pack, and is only
+    known once that pack is loaded.
+    """
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return []  # load_scenario says what is wrong with it
+    packs = raw.get("packs") if isinstance(raw, dict) else None
+    if not isinstance(packs, list):
+        return []
+    return [str(pack) for pack in packs if str(pack) not in enabled]
+
+
+def load_all(
+    paths: list[Path], enabled: set[str] | None = None
+) -> tuple[list[Scenario], dict[str, list[str]]]:
+    """Load every scenario file; all bad files are reported together, and names must differ.
+
+    With `enabled` (the enabled packs' names), a file needing another pack is not loaded:
+    it comes back among the skipped (its path → the packs it needs).
+    """
     scenarios: list[Scenario] = []
+    skipped: dict[str, list[str]] = {}
     errors: list[ScenarioFileError] = []
     for path in find_scenarios(paths):
+        missing = needed_packs(path, enabled) if enabled is not None else []
+        if missing:
+            skipped[str(path)] = missing
+            continue
         try:
             scenarios.append(load_scenario(path))
         except ScenarioFileError as exc:
@@ -272,4 +301,4 @@ def load_all(paths: list[Path]) -> list[Scenario]:
         seen[scenario.name] = scenario.source
     if errors:
         raise ScenarioFilesError(errors)
-    return scenarios
+    return scenarios, skipped

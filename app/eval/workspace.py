@@ -8,9 +8,9 @@ from typing import Any
 
 from app.eval.scenario import Scenario, ScenarioSettings
 from core.db.engine import open_database
-from core.db.migrate import upgrade
-from core.db.seed import seed_demo
 from core.settings import Settings
+from tools.pack_data import seed_demo, upgrade_workspace
+from tools.pack_loading import enabled
 
 WORKSPACE_FILE = "workspace.sqlite"
 
@@ -19,10 +19,10 @@ async def build_template(folder: Path, base: Settings) -> Path:
     """Migrate and seed a demo workspace (SQLite) in `folder`; return its file."""
     path = folder / WORKSPACE_FILE
     settings = workspace_settings(base, folder)
-    upgrade(settings)
+    upgrade_workspace(settings)
     db = open_database(settings)
     try:
-        await seed_demo(db)
+        await seed_demo(db, enabled(settings.packs))
     finally:
         await db.dispose()
     return path

@@ -29,6 +29,7 @@ from app.slack.startup import (
     check_bot_token,
     check_model,
     check_settings,
+    open_packs,
 )
 from app.slack.stop_signals import StopSignals
 from app.slack.turn_loop import TurnLoop
@@ -40,6 +41,7 @@ from core.models import ModelResolver
 from core.settings import Settings
 from core.settings_sections import SlackSection
 from graph.runner import Runner
+from tools.registry import ToolRegistry
 
 __all__ = ["SlackConfigError", "SlackRuntime", "open_slack"]
 
@@ -88,13 +90,15 @@ async def open_slack(
 ) -> AsyncIterator[SlackRuntime]:
     """Check the configuration, open what turns use on the turn loop, build the Bolt app."""
     check_settings(slack, socket_mode=socket_mode)
-    models = check_model(settings)
-    identity = await check_bot_token(bot_client(slack))
     turns = TurnLoop()
     turns.start()
     try:
+        # On the turn loop, where turns call the MCP servers' sessions.
+        registry = await turns.enter(open_packs(settings))
+        models = check_model(settings, registry)
+        identity = await check_bot_token(bot_client(slack))
         db = open_database(settings)
-        conversations = await turns.enter(_conversations(settings, slack, models, db))
+        conversations = await turns.enter(_conversations(settings, slack, registry, models, db))
         app = build_app(turns, conversations, identity, slack, socket_mode=socket_mode)
         # A full collection walking what start-up built paused every acknowledgement
         # 140-380 ms; frozen, it takes about 6 ms.
@@ -106,14 +110,18 @@ async def open_slack(
 
 @asynccontextmanager
 async def _conversations(
-    settings: Settings, slack: SlackSection, models: ModelResolver, db: Database
+    settings: Settings,
+    slack: SlackSection,
+    registry: ToolRegistry,
+    models: ModelResolver,
+    db: Database,
 ) -> AsyncIterator[Conversations]:
     """Open, on the turn loop, everything a turn uses; close it all on exit."""
     client = bot_client(slack)
     running = RunningTurns()
     try:
         async with (
-            Runner.open(settings, models=models) as runner,
+            Runner.open(settings, registry, models) as runner,
             Lanes.open(settings) as lanes,
             StopSignals.open(settings, running.stop) as signals,
         ):

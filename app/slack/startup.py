@@ -1,4 +1,4 @@
-"""Start-up checks: the tokens Slack accepts, the bot's identity, the model configuration.
+"""Start-up checks: the tokens Slack accepts, the bot's identity, the packs and the model.
 
 Each is checked once, before anything listens, so a wrong setting stops the app with one
 line (`SlackConfigError`, exit code 2) instead of an app that drops every event or
@@ -7,6 +7,8 @@ reconnects forever.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from slack_sdk.errors import SlackApiError
@@ -16,7 +18,8 @@ from core.models import ModelConfigError, ModelResolver
 from core.settings import Settings
 from core.settings_sections import SlackSection
 from graph.warm_up import warm_up
-from tools.registry import default_registry
+from tools.pack_loading import PackError
+from tools.registry import ToolRegistry, open_registry
 
 
 class SlackConfigError(ValueError):
@@ -43,7 +46,17 @@ def check_settings(slack: SlackSection, *, socket_mode: bool) -> None:
         raise SlackConfigError("SLACK_SIGNING_SECRET is required in HTTP mode")
 
 
-def check_model(settings: Settings) -> ModelResolver:
+@asynccontextmanager
+async def open_packs(settings: Settings) -> AsyncIterator[ToolRegistry]:
+    """Load the enabled packs and open the MCP servers; yield the tools every turn is offered."""
+    try:
+        async with open_registry(settings) as registry:
+            yield registry
+    except PackError as exc:
+        raise SlackConfigError(str(exc)) from None
+
+
+def check_model(settings: Settings, registry: ToolRegistry) -> ModelResolver:
     """Resolve the deployment's model now; return the resolver the runner will use.
 
     A model that learns from the tools' examples reads them now, not at the first message.
@@ -53,7 +66,7 @@ def check_model(settings: Settings) -> ModelResolver:
         model = models.resolve(None)
     except ModelConfigError as exc:
         raise SlackConfigError(f"AGENTLOOP_MODEL: {exc}") from None
-    warm_up(model, default_registry())
+    warm_up(model, registry)
     return models
 
 

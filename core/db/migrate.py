@@ -1,5 +1,9 @@
 """Runs the Alembic migrations of the workspace database (`agentloop db upgrade`).
 
+The runtime's own tables are the `core` branch; each pack with tables brings its own branch,
+labelled with its name, and only the enabled packs' branches are upgraded. Every installed
+pack's scripts are known, so a database that once had a pack enabled still reads as valid.
+
 Two upgrades started at once run one after the other, and the second finds the newest
 revision, a no-op: on PostgreSQL an upgrade holds an advisory lock for its transaction; on
 SQLite its transaction takes the database's write lock as it begins.
@@ -7,11 +11,15 @@ SQLite its transaction takes the database's write lock as it begins.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, inspect, text
 
 from core.db.engine import sync_url
@@ -22,16 +30,43 @@ MIGRATION_LOCK = 0x6167_6C6F_6F70_0001
 """The advisory lock key every workspace upgrade takes ("agloop" and 1)."""
 
 
-def alembic_config(url: str) -> Config:
-    """Return an Alembic config for `url` without an alembic.ini file."""
+CORE = "core"
+"""The branch label of the runtime's own tables."""
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A pack's migrations: its versions folder, labelled with the pack's name."""
+
+    label: str
+    versions: Path
+
+
+def alembic_config(url: str, branches: Sequence[Branch] = ()) -> Config:
+    """Return an Alembic config for `url` (and the packs' `branches`) without an alembic.ini."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    locations = [MIGRATIONS / "versions", *(branch.versions for branch in branches)]
+    config.set_main_option("path_separator", "os")
+    config.set_main_option("version_locations", os.pathsep.join(map(str, locations)))
     config.set_main_option("sqlalchemy.url", url)
     return config
 
 
-def upgrade(settings: Settings) -> str:
-    """Migrate the workspace database to the newest revision; return where it now stands."""
+def heads(branches: Sequence[Branch]) -> set[str]:
+    """The revisions a database is at once the runtime's and `branches`' tables are current."""
+    script = ScriptDirectory.from_config(alembic_config("", branches))
+    return {_head(script, label) for label in _labels(branches)}
+
+
+def upgrade(
+    settings: Settings, enabled: Sequence[Branch] = (), known: Sequence[Branch] = ()
+) -> str:
+    """Migrate the runtime's tables and the `enabled` packs' to their newest revisions.
+
+    `known`: every installed pack's branch, enabled or not, so the database's record of a
+    pack enabled before is understood. Returns where the database now stands.
+    """
     url = sync_url(settings)
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -45,13 +80,27 @@ def upgrade(settings: Settings) -> str:
                 connection.execute(
                     text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
                 )
-            config = alembic_config(url)
+            config = alembic_config(url, _union(enabled, known))
             config.attributes["connection"] = connection
-            command.upgrade(config, "head")
+            for label in _labels(enabled):
+                command.upgrade(config, f"{label}@head")
             tables = len(inspect(connection).get_table_names())
     finally:
         engine.dispose()
-    return f"workspace database at the newest revision ({tables} tables)"
+    owners = "".join(f", {branch.label}'s" for branch in enabled)
+    return f"workspace database at the newest revision ({tables} tables: the runtime's{owners})"
+
+
+def _labels(branches: Sequence[Branch]) -> list[str]:
+    return [CORE, *(branch.label for branch in branches)]
+
+
+def _head(script: ScriptDirectory, label: str) -> str:
+    return str(script.get_revision(f"{label}@head").revision)
+
+
+def _union(enabled: Sequence[Branch], known: Sequence[Branch]) -> list[Branch]:
+    return list({branch.label: branch for branch in (*known, *enabled)}.values())
 
 
 def _write_lock_first(engine: Engine) -> None:

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, make_url
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from core.db.engine import sync_url
-from core.db.migrate import alembic_config
+from core.db.migrate import Branch, heads
 from core.settings import Settings
 
 CONNECT_TIMEOUT_S = 3
@@ -30,11 +30,11 @@ class WorkspaceUnavailable(Exception):
     """The workspace cannot be used; the message is one line for the person."""
 
 
-def check(settings: Settings, *, migrated: bool = True) -> None:
+def check(settings: Settings, *, migrated: bool = True, branches: Sequence[Branch] = ()) -> None:
     """Raise `WorkspaceUnavailable` unless the workspace can be used as it is.
 
-    `migrated`: also require the database at the newest revision (every command but
-    `db upgrade`, which is how to get there).
+    `migrated`: also require the runtime's tables and the enabled packs' (`branches`) at
+    their newest revisions (every command but `db upgrade`, which is how to get there).
     """
     usable_directory(settings.data_dir, "the data directory")
     try:
@@ -46,9 +46,14 @@ def check(settings: Settings, *, migrated: bool = True) -> None:
         usable_directory(path.parent, "the directory of the workspace database")
         if migrated and not path.exists():
             raise WorkspaceUnavailable(not_migrated(settings))
-    revision, head = _revisions(url)
-    if migrated and revision != head:
-        detail = f"it is at revision {revision}, the newest is {head}" if revision else None
+    current = _revisions(url)
+    missing = heads(branches) - current if migrated else set()
+    if missing:
+        detail = (
+            f"it is at {', '.join(sorted(current))}; missing {', '.join(sorted(missing))}"
+            if current
+            else None
+        )
         raise WorkspaceUnavailable(not_migrated(settings, detail))
 
 
@@ -79,19 +84,18 @@ def usable_directory(directory: Path, what: str) -> None:
         raise WorkspaceUnavailable(f"{what} {directory} is not writable: {reason}") from None
 
 
-def _revisions(url: URL) -> tuple[str | None, str | None]:
-    """Connect once; return the database's Alembic revision and the newest one."""
+def _revisions(url: URL) -> set[str]:
+    """Connect once; return the revisions the database is at (one per migrated branch)."""
     postgres = url.get_backend_name() == "postgresql"
     connect_args = {"connect_timeout": CONNECT_TIMEOUT_S} if postgres else {}
     engine = create_engine(url, poolclass=NullPool, connect_args=connect_args)
     try:
         with engine.connect() as connection:
-            revision = MigrationContext.configure(connection).get_current_revision()
+            return set(MigrationContext.configure(connection).get_current_heads())
     except SQLAlchemyError as exc:
         raise WorkspaceUnavailable(_unreachable(url, exc)) from None
     finally:
         engine.dispose()
-    return revision, ScriptDirectory.from_config(alembic_config("")).get_current_head()
 
 
 def _unreachable(url: URL, exc: SQLAlchemyError) -> str:

@@ -12,8 +12,9 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.types import Command
 from sqlalchemy import func, select
 
-from core.db.models import MutationReceipt, Task
+from core.db.models import MutationReceipt
 from tests.support.task_scripts import CREATE, TITLE, ask
+from tools.agency.models import Task
 
 DONE = {"content": "Done: the task is created in Thorinox's list."}
 

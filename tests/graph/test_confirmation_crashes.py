@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from core.db.models import MutationReceipt, Task
+from core.db.models import MutationReceipt
 from graph.runner import TurnRequest
 from tests.support.dying_tools import ProcessDied, dying_after_create_task
 from tests.support.task_scripts import CREATE, TITLE, ask
+from tools.agency.models import Task
 
 DONE = {"content": "The task is in Thorinox's list."}
 

@@ -11,9 +11,10 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.types import Command
 from sqlalchemy import func, select
 
-from core.db.models import ConfirmationRecord, MutationReceipt, Task
+from core.db.models import ConfirmationRecord, MutationReceipt
 from core.run_context import RunContext
 from graph.runner import TurnRequest
+from tools.agency.models import Task
 
 TITLE = "Refresh the Garlic Press listing images"
 CALL = {"name": "create_task", "id": "call_create", "args": {"client": "Thorinox", "title": TITLE}}

@@ -13,13 +13,13 @@ from pydantic import BaseModel
 from sqlalchemy import select
 
 from core.db.engine import open_database
-from core.db.models import ClientMemoryNote
 from core.settings import EXTRACTIVE, Settings
 from history.pipeline import SUMMARY_HEADER, pairing_problems
 from prompts import compaction as prompts
 from tests.graph.context_turns import run
-from tools import memory
+from tools.agency.models import ClientMemoryNote
 from tools.declaration import ToolContext, declare
+from tools.memory import notes as memory
 from tools.registry import ToolRegistry
 
 TURNS = 60

@@ -9,9 +9,10 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from sqlalchemy import func, select
 
-from core.db.models import AgentRun, SkillEvent, Task
+from core.db.models import AgentRun, SkillEvent
 from core.planner_state import PlannerResult
 from graph.runner import TurnRequest
+from tools.agency.models import Task
 from tools.registry import default_registry
 
 OBJECTIVE = "Onboard Garlic Press: check its mapping and create the kickoff task"

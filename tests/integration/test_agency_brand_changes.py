@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.db.models import Brand, Client, Task
 from tests.support.agency_rows import brand_row, count, run
 from tools.agency.brands import apply_remediation, create_brand, update_brand
+from tools.agency.models import Brand, Client, Task
 from tools.agency.mutations import assign_person, create_task
 from tools.declaration import ToolArgumentsError
 

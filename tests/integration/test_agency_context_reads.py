@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from core.db.models import Brand, Client, KbDocument, Task
 from tools.agency.audit import audit_brand_mappings
 from tools.agency.client_context import get_client_context
 from tools.agency.kb import search_kb
 from tools.agency.lookup import lookup_brand, lookup_client, resolve_brand
+from tools.agency.models import Brand, Client, KbDocument, Task
 from tools.agency.tasks import list_tasks
 from tools.declaration import Tool, ToolArgumentsError
 
@@ -76,7 +76,7 @@ async def test_client_context_truncates_to_a_tiny_budget(tool_ctx) -> None:
 async def test_client_context_skips_archived_notes(tool_ctx, workspace) -> None:
     from datetime import UTC, datetime
 
-    from core.db.models import ClientMemoryNote
+    from tools.agency.models import ClientMemoryNote
 
     async with workspace.session() as session:
         distex = await session.scalar(select(Client).where(Client.name == "Distex"))

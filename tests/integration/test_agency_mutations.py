@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from core.db.models import Assignment, Brand, Client, MutationReceipt, Task, TeamMember
+from core.db.models import MutationReceipt, TeamMember
 from tests.support.agency_rows import count, run
 from tools.agency.brands import apply_remediation, create_brand, update_brand
+from tools.agency.models import Assignment, Brand, Client, Task
 from tools.agency.mutations import assign_person, create_task, remove_assignment
 
 COUPON_STEPS = [

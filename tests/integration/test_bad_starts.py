@@ -147,9 +147,9 @@ def test_an_unmigrated_postgres_workspace_says_to_upgrade(
 def test_postgres_checkpoint_tables_missing_say_to_upgrade(
     empty_pg: str, tmp_path: Path, write_script
 ) -> None:
-    from core.db.migrate import upgrade
+    from tools.pack_data import upgrade_workspace
 
-    upgrade(Settings(_env_file=None, database_url=empty_pg))  # the workspace's tables only
+    upgrade_workspace(Settings(_env_file=None, database_url=empty_pg))  # no checkpoint tables
     env = {"DATABASE_URL": empty_pg, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
     where = f"postgresql://127.0.0.1:5432/{empty_pg.rsplit('/', 1)[1]}"
     for name in ("ask", "tool ask", "resume", "chat"):

@@ -14,7 +14,6 @@ import pytest
 from sqlalchemy import func, select
 
 from checkpoints import retention
-from core.db.models import Task
 from graph.runner import Runner, TurnRequest
 from tests.support.onboarding_scripts import (
     ANSWER,
@@ -26,6 +25,7 @@ from tests.support.onboarding_scripts import (
     PLAN,
     TITLE,
 )
+from tools.agency.models import Task
 
 THREAD = "prune-1"
 

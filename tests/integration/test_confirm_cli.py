@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 
 from core.db.engine import sync_url
-from core.db.models import Task
 from core.settings import Settings
 from tests.support.cli import ROOT, agentloop, ask_json, resume_json
+from tools.agency.models import Task
 
 TITLE = "Refresh the Garlic Press listing images"
 CREATE = {

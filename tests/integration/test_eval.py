@@ -11,10 +11,11 @@ from typer.testing import CliRunner
 
 from app.cli.main import app
 from app.eval.evaluate import evaluate
-from app.eval.scenario import SHIPPED, load_scenario
+from app.eval.scenario import load_scenario
 from core.settings import Settings
 from tests.support.cli import agentloop
 from tests.support.openai_stub import OpenAIStub, ToolCall, text, tools
+from tools import hospitality
 
 REFERENCES = {"agencyclaw", "orion", "hotel", "buildos", "goclaw"}
 EVALUATION_PAGE = Path(__file__).resolve().parents[2] / "docs" / "evaluation.md"
@@ -52,6 +53,8 @@ rows:
   - table: bookings
     count: 99
 """
+
+HOTEL = Path(hospitality.__file__).parent / "scenarios"
 
 
 def run_eval(tmp_path: Path, *args: str) -> Any:
@@ -107,7 +110,7 @@ async def test_failing_scenarios_say_why(tmp_path: Path) -> None:
 def test_the_table_shows_each_scenario_and_the_exit_status_says_failed(tmp_path: Path) -> None:
     folder = tmp_path / "scenarios"
     folder.mkdir()
-    shutil.copy(SHIPPED / "hotel-dates-known.yaml", folder)
+    shutil.copy(HOTEL / "hotel-dates-known.yaml", folder)
     (folder / "wrong-rows.yaml").write_text(WRONG_ROWS, encoding="utf-8")
     proc = run_eval(tmp_path, str(folder))
     assert proc.returncode == 1, proc.stderr
@@ -144,7 +147,7 @@ async def test_a_real_model_endpoint_ignores_the_scripts_and_reports_its_usage(
     tmp_path: Path,
 ) -> None:
     """The hotel scenario against an OpenAI-compatible server (a stub on loopback)."""
-    scenario = load_scenario(SHIPPED / "hotel-dates-known.yaml")
+    scenario = load_scenario(HOTEL / "hotel-dates-known.yaml")
     availability = ToolCall(
         "get_availability", json.dumps({"check_in": "2027-01-17", "check_out": "2027-01-19"})
     )
@@ -163,7 +166,7 @@ async def test_a_real_model_endpoint_ignores_the_scripts_and_reports_its_usage(
 
 
 async def test_a_real_model_that_misses_an_expectation_fails(tmp_path: Path) -> None:
-    scenario = load_scenario(SHIPPED / "hotel-dates-known.yaml")
+    scenario = load_scenario(HOTEL / "hotel-dates-known.yaml")
     async with OpenAIStub(text("I'm not sure, please call the front desk.")) as stub:
         base = Settings(_env_file=None, openai_base_url=stub.base_url, model_max_retries=0)
         report = await evaluate([scenario], base, "openai:stub-model")

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from core.db.models import Booking
 from tools.declaration import ToolArgumentsError
-from tools.hospitality import (
+from tools.hospitality.models import Booking
+from tools.hospitality.rooms import (
     TOOLS,
     CreateBookingArgs,
     GetAvailabilityArgs,

@@ -12,9 +12,9 @@ import os
 import pytest
 from sqlalchemy import func, select
 
-from core.db.demo_data import TASKS
-from core.db.models import Task
 from graph.runner import TurnRequest
+from tools.agency.demo_data import TASKS
+from tools.agency.models import Task
 from tools.registry import default_registry
 
 pytestmark = pytest.mark.local_model

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from core.db.models import ClientMemoryNote, MutationReceipt
+from core.db.models import MutationReceipt
+from tools.agency.models import ClientMemoryNote
 from tools.declaration import Tool, ToolArgumentsError
-from tools.memory import forget_client_note, remember_client_note
+from tools.memory.notes import forget_client_note, remember_client_note
 
 
 async def run(tool: Tool, tool_ctx: Any, args: dict[str, Any], key: str = "k1") -> Any:

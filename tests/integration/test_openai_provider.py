@@ -16,7 +16,7 @@ from core.models import ModelConfigError, ModelResolver, build_chat_model
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
 from tests.support.openai_stub import OpenAIStub, ToolCall, error, text, tools
-from tools import calendar
+from tools.calendar import dates as calendar
 from tools.registry import ToolRegistry
 
 MODEL = "gpt-4o-mini"

@@ -18,7 +18,7 @@ from graph.runner import Runner, TurnRequest
 from tests.support.cli import agentloop, ask_json
 from tests.support.openai_stub import OpenAIStub, ToolCall, text, tools
 from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan, tracing_to
-from tools import calendar
+from tools.calendar import dates as calendar
 from tools.registry import ToolRegistry
 
 PHASES = ["phase-guard", "phase-gather", "phase-act", "phase-tools", "phase-verify"]

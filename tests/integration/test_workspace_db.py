@@ -6,14 +6,17 @@ import asyncio
 
 from sqlalchemy import func, select
 
-from core.db.models import Brand, Client, MutationReceipt
-from core.db.search import search, terms
-from core.db.seed import seed_demo
+from core.db.models import MutationReceipt
+from core.terms import terms
+from tools.agency.models import Brand, Client
+from tools.agency.search import search
 from tools.idempotency import run_once
+from tools.pack_data import seed_demo
+from tools.pack_loading import enabled
 
 
 async def test_seed_is_idempotent(workspace) -> None:
-    assert await seed_demo(workspace) == {}
+    assert await seed_demo(workspace, enabled(None)) == {}
     async with workspace.session() as session:
         assert await session.scalar(select(func.count()).select_from(Client)) == 2
         garlic = (await session.scalars(select(Brand).where(Brand.name == "Garlic Press"))).all()

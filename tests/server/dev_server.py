@@ -11,8 +11,8 @@ from langgraph_sdk import get_client
 from sqlalchemy import create_engine, select
 
 from core.db.engine import sync_url
-from core.db.models import Task
 from core.settings import Settings
+from tools.agency.models import Task
 
 DONE = "Done: the task is created."
 """What the server's default model answers."""

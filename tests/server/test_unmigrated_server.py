@@ -7,10 +7,10 @@ from __future__ import annotations
 from sqlalchemy import create_engine, text
 
 from core.db.engine import sync_url
-from core.db.migrate import upgrade
 from core.settings import Settings
 from prompts import confirmation
 from tests.server.dev_server import DevServer, create_task
+from tools.pack_data import upgrade_workspace
 
 TOLD = {"content": "The workspace is not set up yet: run agentloop db upgrade first."}
 GRACE = {"user_id": "U0GRACE", "user_role": "member"}
@@ -36,7 +36,7 @@ async def test_a_change_on_an_unmigrated_server_is_refused_with_the_upgrade_hint
 
     # Migrated since, but the decisions' table is gone when the change is approved.
     settings = Settings(_env_file=None, database_url=unmigrated_server.workspace_url)
-    upgrade(settings)
+    upgrade_workspace(settings)
     thread = await client.threads.create()
     await client.runs.wait(
         thread["thread_id"],

@@ -88,7 +88,7 @@ class SlackHarness:
         """Count the workspace's tasks with this title."""
         from sqlalchemy import func, select
 
-        from core.db.models import Task
+        from tools.agency.models import Task
 
         db = open_database(self.settings)
         try:

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from core.db.models import Brand, Client
+from tools.agency.models import Brand, Client
 from tools.declaration import Tool
 
 

@@ -7,8 +7,9 @@ import dataclasses
 
 from pydantic import BaseModel
 
-from tools import calendar, hospitality
+from tools.calendar import dates as calendar
 from tools.declaration import Tool, ToolContext
+from tools.hospitality import rooms as hospitality
 from tools.registry import ToolRegistry
 
 TOOL_DELAY_S = 0.2

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tools.calendar import TOOLS, resolve_date_hint, resolve_holiday
+from tools.calendar.dates import TOOLS, resolve_date_hint, resolve_holiday
 from tools.declaration import Tool, ToolArgumentsError, ToolContext
 
 
@@ -279,7 +279,7 @@ async def test_unparseable_hint_is_an_error(hint: str) -> None:
 
 
 async def test_estimated_lunar_dates_say_so() -> None:
-    from tools.calendar import resolve_holiday as tool
+    from tools.calendar.dates import resolve_holiday as tool
 
     ctx = ToolContext(
         today=date(2027, 1, 1),

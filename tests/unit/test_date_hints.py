@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from tools.date_hints import parse_date_hint, stated_stays
+from tools.calendar.date_hints import parse_date_hint, stated_stays
 
 MONDAY = date(2025, 1, 6)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -142,7 +143,7 @@ def test_the_readme_is_at_most_200_lines() -> None:
 def test_diagram_matches_the_compiled_graph() -> None:
     blocks = re.findall(r"```mermaid\n(.*?)```", text(README), flags=re.DOTALL)
     assert blocks, "README has no mermaid diagram"
-    assert blocks[0].strip() == make_graph().get_graph().draw_mermaid().strip()
+    assert blocks[0].strip() == asyncio.run(make_graph()).get_graph().draw_mermaid().strip()
 
 
 def test_readme_commands_exist_in_the_makefile() -> None:
@@ -224,8 +225,10 @@ def test_every_tool_is_in_the_tools_table_as_declared() -> None:
 
 def test_every_shipped_scenario_is_listed() -> None:
     from app.eval.scenario import SHIPPED
+    from tools.pack_loading import enabled
 
     section = text(DOCS / "evaluation.md").split("## The shipped scenarios", 1)[1]
     listed = set(re.findall(r"`([a-z0-9-]+)`", section))
-    shipped = {path.stem for path in SHIPPED.glob("*.yaml")}
+    folders = [SHIPPED, *(pack.scenarios for pack in enabled(None) if pack.scenarios)]
+    shipped = {path.stem for folder in folders for path in folder.glob("*.yaml")}
     assert listed == shipped

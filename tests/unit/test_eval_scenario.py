@@ -13,6 +13,7 @@ from app.eval.scenario import (
     load_all,
     load_scenario,
 )
+from tools.pack_loading import enabled
 
 MINIMAL = "description: d\nreferences: [hotel]\nsteps:\n  - say: hi\n"
 
@@ -114,7 +115,8 @@ def test_all_bad_files_are_reported_together_and_names_must_differ(tmp_path: Pat
 
 
 def test_the_shipped_scenarios_load_and_cover_every_reference() -> None:
-    scenarios = load_all([SHIPPED])
-    assert len(scenarios) >= 20
+    folders = [SHIPPED, *(pack.scenarios for pack in enabled(None) if pack.scenarios)]
+    scenarios, skipped = load_all(folders, {pack.name for pack in enabled(None)})
+    assert len(scenarios) >= 30 and not skipped
     covered = {ref for s in scenarios for ref in s.references}
     assert covered == {"agencyclaw", "orion", "hotel", "buildos", "goclaw"}

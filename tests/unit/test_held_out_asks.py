@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from bench.ask_sets import load
-from core.db import demo_data
+from tools.agency import demo_data
+from tools.hospitality import demo_data as hotel_data
 from tools.registry import default_registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +33,7 @@ def entity_words() -> set[str]:
     """Words of the demo workspace's names: clients, brands, people, rooms."""
     names = [c["name"] for c in demo_data.CLIENTS]
     names += [b["name"] for b in demo_data.BRANDS] + [m["name"] for m in demo_data.TEAM]
-    names += [r["room_type"] for r in demo_data.ROOMS]
+    names += [r["room_type"] for r in hotel_data.ROOMS]
     return {w for name in names for w in words(name)}
 
 

@@ -1,1 +1,30 @@
-"""The agency pack (AgencyClaw's skills): clients, brands, team, tasks and the knowledge base."""
+"""The agency pack: clients, brands, the team's assignments, tasks and the knowledge base."""
+
+from pathlib import Path
+
+from tools.agency import audit, brands, client_context, kb, lookup, mutations, tasks
+from tools.agency.mentions import workspace_sources
+from tools.agency.seed import seed_agency
+from tools.packs import Pack
+
+HERE = Path(__file__).parent
+
+PACK = Pack(
+    name="agency",
+    summary="An agency's clients, brands, team assignments, tasks and SOPs (the AgencyClaw demo)",
+    tools=(
+        *lookup.TOOLS,
+        *client_context.TOOLS,
+        *kb.TOOLS,
+        *tasks.TOOLS,
+        *audit.TOOLS,
+        *mutations.TOOLS,
+        *brands.TOOLS,
+    ),
+    sources=(workspace_sources,),
+    records=("client", "brand"),
+    migrations=HERE / "migrations" / "versions",
+    seed=seed_agency,
+    scenarios=HERE / "scenarios",
+    docs=HERE / "README.md",
+)

@@ -8,13 +8,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from core.db.models import Brand, Client
 from tools.agency.lookup import (
     NameArg,
     find_client,
     is_mapped,
     missing_fields,
 )
+from tools.agency.models import Brand, Client
 from tools.declaration import ToolContext, declare
 
 

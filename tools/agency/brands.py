@@ -10,11 +10,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import name_key
-from core.db.models import Brand, Client
+from tools.agency.models import Brand, Client
 from tools.agency.mutations import ADMIN, MAPPING, Name, as_key, brand_dict, marketplace_label
+from tools.agency.records import require
+from tools.arguments import Args
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
-from tools.records import Args, require
 
 
 class MappingArgs(Args):

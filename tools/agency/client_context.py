@@ -11,13 +11,14 @@ from pydantic import BaseModel, Field
 from sqlalchemy import and_, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.db.models import Assignment, Brand, Client, ClientMemoryNote, KbDocument, Task, TeamMember
-from core.db.search import excerpt
+from core.db.models import TeamMember
 from tools.agency.lookup import (
     NameArg,
     find_client,
     mapping_state,
 )
+from tools.agency.models import Assignment, Brand, Client, ClientMemoryNote, KbDocument, Task
+from tools.agency.search import excerpt
 from tools.agency.tasks import task_data, tasks_query
 from tools.declaration import ToolContext, declare
 

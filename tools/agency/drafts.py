@@ -11,8 +11,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.db.models import Brand, Client, KbDocument
-from core.db.search import search, terms
+from core.terms import terms
+from tools.agency.models import Brand, Client, KbDocument
+from tools.agency.search import search
 
 _ASIN = re.compile(r"\bB0[A-Z0-9]{8}\b", re.IGNORECASE)
 _STEP = re.compile(r"^\s*(\d+)[.)]\s+(\S.*)$")

@@ -8,12 +8,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from core.db.models import Client
-from core.db.search import search
 from tools.agency.lookup import (
     NameArg,
     find_client,
 )
+from tools.agency.models import Client
+from tools.agency.search import search
 from tools.declaration import ToolContext, declare
 
 

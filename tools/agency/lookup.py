@@ -12,7 +12,8 @@ from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.db.models import Assignment, Brand, Client, TeamMember
+from core.db.models import TeamMember
+from tools.agency.models import Assignment, Brand, Client
 from tools.declaration import ToolContext, declare
 from tools.names import Resolution, not_blank, resolve
 

@@ -11,11 +11,11 @@ import re
 from sqlalchemy import select
 
 from core.db.base import name_key
-from core.db.engine import Database
-from core.db.models import Brand, Client, ClientMemoryNote
-from core.db.search import search
 from core.state import Source
 from tools import names
+from tools.agency.models import Brand, Client, ClientMemoryNote
+from tools.agency.search import search
+from tools.declaration import GatherContext
 
 KB_HITS = 3
 MEMORY_NOTES = 5
@@ -23,8 +23,11 @@ EXCERPT_CHARS = 300
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-async def workspace_sources(db: Database, query: str) -> list[Source]:
+async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
     """Mentioned clients and brands, those clients' memory notes, then KB hits."""
+    db = ctx.db
+    if db is None:
+        return []
     key = f" {' '.join(_WORD.findall(name_key(query)))} "
     sources: list[Source] = []
     async with db.session() as session:

@@ -14,12 +14,14 @@ from pydantic import AfterValidator, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.db.models import Assignment, Brand, Client, Task, TeamMember
+from core.db.models import TeamMember
 from tools.agency.drafts import build_draft, normalize_product_ids
+from tools.agency.models import Assignment, Brand, Client, Task
+from tools.agency.records import require
+from tools.arguments import Args
 from tools.declaration import ToolContext, declare
 from tools.idempotency import run_once
 from tools.names import not_blank
-from tools.records import Args, require
 
 ADMIN = ("admin",)
 STAFF = ("member", "admin")

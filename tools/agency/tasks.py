@@ -9,12 +9,13 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.db.models import Brand, Client, Task, TeamMember
+from core.db.models import TeamMember
 from tools.agency.lookup import (
     NameArg,
     find_client,
     unresolved,
 )
+from tools.agency.models import Brand, Client, Task
 from tools.declaration import ToolContext, declare
 from tools.names import resolve
 

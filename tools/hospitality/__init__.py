@@ -1,0 +1,21 @@
+"""The hospitality pack: a hotel's room types, nightly rates and bookings."""
+
+from pathlib import Path
+
+from tools.hospitality.rooms import TOOLS, room_sources
+from tools.hospitality.seed import seed_hotel
+from tools.packs import Pack
+
+HERE = Path(__file__).parent
+
+PACK = Pack(
+    name="hospitality",
+    summary="A hotel's room types, rates and bookings (the hotel-wave demo)",
+    tools=tuple(TOOLS),
+    sources=(room_sources,),
+    records=("room_type",),
+    migrations=HERE / "migrations" / "versions",
+    seed=seed_hotel,
+    scenarios=HERE / "scenarios",
+    docs=HERE / "README.md",
+)

@@ -1,0 +1,69 @@
+"""What a pack may contribute to the runtime: one small declaration, the same for every pack.
+
+A pack is a Python package whose `PACK` is a `Pack`, named in the `agentloop.packs`
+entry-point group of its distribution. agentloop's own packs are declared there exactly as a
+team's are; the runtime reads only these declarations and never imports a pack by name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.db.engine import Database
+from tools.declaration import SourceFinder, Tool
+
+ENTRY_POINTS = "agentloop.packs"
+"""The entry-point group packs are found in (`name = "package.module:PACK"`)."""
+NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+"""A pack's name: also its migrations' branch label and the prefix of nothing else."""
+
+Seeder = Callable[[Database], Awaitable[dict[str, int]]]
+"""Loads a pack's demo data, adding only what is missing; returns rows added per table."""
+
+
+@dataclass(frozen=True)
+class Pack:
+    """Everything a pack contributes: tools, gather sources, tables, demo data, scenarios, docs.
+
+    Every field but `name` and `summary` is optional: a pack may bring only tools, only a
+    gather source, or tables its tools read.
+    """
+
+    name: str
+    summary: str
+    """One line: what the pack is for (`agentloop tools` shows it)."""
+    tools: tuple[Tool, ...] = ()
+    sources: tuple[SourceFinder, ...] = ()
+    """What gather finds for each message without a model call (mentions, dates said)."""
+    records: tuple[str, ...] = ()
+    """The kinds of record those sources name: a source of such a type names a value for
+    the tools' arguments of that name (a `client` source, a `client` argument)."""
+    migrations: Path | None = None
+    """The Alembic versions folder of the pack's tables: its own branch, labelled with the
+    pack's name, run by `agentloop db upgrade` only while the pack is enabled."""
+    seed: Seeder | None = None
+    """Loads the pack's part of the demo workspace (`agentloop seed --demo`)."""
+    scenarios: Path | None = None
+    """A folder of evaluation scenarios (`agentloop eval` runs those of enabled packs)."""
+    docs: Path | None = None
+    """The pack's documentation page."""
+    requires: tuple[str, ...] = ()
+    """Packs this one builds on (their tables or tools), enabled before it."""
+    origin: str = field(default="", compare=False)
+    """Where it came from (a distribution and its version, or a config file): set on loading."""
+
+    def __post_init__(self) -> None:
+        if not NAME.fullmatch(self.name):
+            raise ValueError(
+                f"pack name {self.name!r} must be lowercase letters, digits and _ (from a letter)"
+            )
+        strays = [tool.name for tool in self.tools if tool.pack != self.name]
+        if strays:
+            raise ValueError(
+                f"pack {self.name!r} lists tools declared for another pack: {', '.join(strays)}"
+            )
+        if self.migrations is not None and not self.migrations.is_dir():
+            raise ValueError(f"pack {self.name!r}: no migrations folder at {self.migrations}")
