@@ -21,6 +21,8 @@ from mcp.types import ToolAnnotations
 STATE = Path(os.environ["TICKETS_STATE"])
 CALLS = Path(os.environ["TICKETS_CALLS"])
 SLOW_S = float(os.environ.get("TICKETS_SLOW_S", "0"))
+MANY = int(os.environ.get("TICKETS_MANY", "0"))
+"""Extra generated open tickets (a listing too large for the conversation)."""
 PORT = int(sys.argv[sys.argv.index("--http") + 1]) if "--http" in sys.argv else 0
 
 desk = FastMCP("tickets", host="127.0.0.1", port=PORT or 8000, log_level="WARNING")
@@ -38,7 +40,12 @@ def _tickets() -> dict[str, Any]:
             ),
             encoding="utf-8",
         )
-    return json.loads(STATE.read_text(encoding="utf-8"))
+    tickets = json.loads(STATE.read_text(encoding="utf-8"))
+    for n in range(100, 100 + MANY):
+        tickets.setdefault(
+            str(n), {"title": f"Generated ticket {n} about a slow laptop", "status": "open"}
+        )
+    return tickets
 
 
 def _heard(tool: str, args: dict[str, Any], ctx: Context | None) -> None:
@@ -91,4 +98,6 @@ def escalate_ticket(ticket: str, ctx: Context | None = None) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
+    if "TICKETS_PID" in os.environ:
+        Path(os.environ["TICKETS_PID"]).write_text(str(os.getpid()), encoding="utf-8")
     desk.run(transport="streamable-http" if PORT else "stdio")
