@@ -44,6 +44,8 @@ class McpLocalResult:
 
     picks: list[tuple[str, str, str]] = field(default_factory=list)
     """(ask, expected tool, first tool called or proposed, or "" for none)."""
+    answers: list[str] = field(default_factory=list)
+    """What it said, for each ask (its question, when it called nothing)."""
     seconds: list[float] = field(default_factory=list)
 
     def right(self, mcp: bool) -> tuple[int, int]:
@@ -69,6 +71,7 @@ async def _measure(folder: Path) -> McpLocalResult:
             proposed = [p["tool"] for i in turn.interrupts for p in i.get("proposals", [])]
             called = [call.name for call in turn.tool_calls] + proposed
             result.picks.append((ask, expected, called[0] if called else ""))
+            result.answers.append(" ".join(turn.text.split())[:90])
     return result
 
 
