@@ -36,6 +36,7 @@ BENCHMARKS = (
     Benchmark("local_model", "the embedded local model on the tuning and held-out asks"),
     Benchmark("mcp_local", "the embedded model picking an MCP server's tools (no example asks)"),
     Benchmark("overhead", "orchestration overhead per turn vs langchain's create_agent"),
+    Benchmark("runtime_cost", "the runtime alone vs create_agent: CPU per text turn on Postgres"),
     Benchmark("wave", "wall time of a wave of independent tools vs the slowest tool"),
     Benchmark("workspace", "KB search and name lookups on a 10,000-document workspace"),
     Benchmark("history", "tokens sent per request over a 300-turn thread, with compaction"),
