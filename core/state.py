@@ -9,7 +9,7 @@ LangGraph Server uses for the input and output schemas Studio draws) refuses `ty
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar, cast
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
 
 from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import add_messages
@@ -40,11 +40,15 @@ ends with a reply saying so)."""
 
 
 class Source(TypedDict):
-    """Something the answer may rest on: thread history, a file, a tool result."""
+    """Something the answer may rest on: thread history, a file, a record a pack found."""
 
     type: str
     reference: str
     excerpt: str
+    label: NotRequired[str]
+    """How the prompt names its kind ("knowledge base"); its `type` when not given."""
+    cite: NotRequired[bool]
+    """A document an answer that uses it must cite by its reference."""
 
 
 def record_name(source: Source) -> str:

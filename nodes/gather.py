@@ -80,7 +80,13 @@ class Gather:
             return []
         folder = self._folders.setdefault(root, ContextFolder(root))
         return [
-            {"type": "file", "reference": hit.reference, "excerpt": hit.excerpt}
+            {
+                "type": "file",
+                "label": "context file",
+                "cite": True,
+                "reference": hit.reference,
+                "excerpt": hit.excerpt,
+            }
             for hit in folder.search(query, limit=FILE_HITS)
         ]
 
@@ -107,6 +113,7 @@ def _thread(
     sources: list[Source] = [
         {
             "type": "thread",
+            "label": "earlier in this thread",
             "reference": "this thread",
             "excerpt": f"{len(said)} earlier messages, {len(relevant)} on this topic",
         }
@@ -118,6 +125,7 @@ def _thread(
         sources.append(
             {
                 "type": "thread",
+                "label": "earlier in this thread",
                 "reference": f"earlier {who} message",
                 "excerpt": text[:EXCERPT_CHARS] + ("…" if len(text) > EXCERPT_CHARS else ""),
             }

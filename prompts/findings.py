@@ -17,7 +17,8 @@ from core.messages import result_data
 MAX_RESULTS = 3
 MAX_FIELDS = 8
 MAX_ITEMS = 5
-_ITEM_KEYS = ("title", "name", "holiday", "client", "brand", "room", "date")
+_NAMING_KEYS = ("title", "name")
+"""An item is named by these fields first, else by its first text field."""
 
 
 def tool_findings(turn: Sequence[BaseMessage]) -> list[str]:
@@ -88,5 +89,7 @@ def _items(values: list[Any]) -> str:
 
 def _label(value: Any) -> str:
     if isinstance(value, dict):
-        return next((str(value[k]) for k in _ITEM_KEYS if value.get(k)), "")
+        named = [value.get(k) for k in _NAMING_KEYS]
+        texts = [v for v in value.values() if isinstance(v, str)]
+        return str(next((v for v in [*named, *texts] if v), ""))
     return "" if isinstance(value, list) else str(value)

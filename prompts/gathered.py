@@ -6,24 +6,10 @@ from collections.abc import Sequence
 
 from core.state import Source
 
-CITABLE_TYPES = frozenset({"file", "kb"})
-"""Documents an answer must cite when it uses them."""
-
-_LABELS = {
-    "dates": "dates in the message",
-    "thread": "earlier in this thread",
-    "file": "context file",
-    "kb": "knowledge base",
-    "memory": "client memory",
-    "client": "workspace client",
-    "brand": "workspace brand",
-    "room_type": "hotel room type",
-}
-
 
 def render_source(source: Source) -> str:
     """One source as a prompt entry: its kind, its reference and its excerpt."""
-    label = _LABELS.get(source["type"], source["type"])
+    label = source.get("label") or source["type"].replace("_", " ")
     return f"- [{label}] {source['reference']}: {source['excerpt']}"
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from core.state import Source
 from core.terms import terms
-from prompts.gathered import CITABLE_TYPES
 from prompts.replies import NO_REPLY
 from screening.sanitizer import sanitize
 
@@ -163,7 +162,7 @@ def _uncited(text: str, evidence: Evidence) -> list[str]:
     }
     issues = []
     for source in evidence.sources:
-        if source["type"] not in CITABLE_TYPES:
+        if not source.get("cite"):
             continue
         distinctive = {w for w in terms(source["excerpt"]) if len(w) >= 4 or w.isdigit()} - asked
         if len(distinctive & answer_words) < USED_SOURCE_WORDS:

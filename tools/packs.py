@@ -50,6 +50,9 @@ class Pack:
     """A folder of evaluation scenarios (`agentloop eval` runs those of enabled packs)."""
     docs: Path | None = None
     """The pack's documentation page."""
+    starters: tuple[tuple[str, str], ...] = ()
+    """(A short title, an ask) a person could start with on its demo data: the CLI's chat
+    and Slack's suggested prompts offer them (its tools' first example asks otherwise)."""
     requires: tuple[str, ...] = ()
     """Packs this one builds on (their tables or tools), enabled before it."""
     origin: str = field(default="", compare=False)

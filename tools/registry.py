@@ -84,6 +84,31 @@ class ToolRegistry:
         self._abilities[role] = tuple(lines)
         return self._abilities[role]
 
+    def starters(self, role: str, limit: int = 4) -> list[tuple[str, str]]:
+        """A few requests to start a conversation with: (a short title, an ask).
+
+        The packs' declared starters, a pack's at a time in turn; without any, the first
+        example ask of each pack's tools `role` may use (reads before changes). Whatever
+        packs are enabled, the starters are theirs.
+        """
+        queues = [list(pack.starters) for pack in self.packs if pack.starters]
+        if not queues:
+            by_pack: dict[str, list[Tool]] = {}
+            for tool in self._tools.values():
+                serves_the_talk = tool.kind == "delegate" or "result_loader" in tool.provides
+                if role in tool.roles and tool.asks and not serves_the_talk:
+                    by_pack.setdefault(tool.pack, []).append(tool)
+            queues = [
+                [(_ASIDE.sub("", t.summary).strip(), t.asks[0]) for t in sorted(ts, key=_changes)]
+                for ts in by_pack.values()
+            ]
+        picked: list[tuple[str, str]] = []
+        while len(picked) < limit and any(queues):
+            for queue in queues:
+                if queue and len(picked) < limit:
+                    picked.append(queue.pop(0))
+        return picked
+
     def providing(self, capability: Capability) -> Tool | None:
         """Return the tool declared for a job the graph gives (the first one, if several)."""
         return next((t for t in self._tools.values() if capability in t.provides), None)
@@ -111,6 +136,10 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools)
+
+
+def _changes(tool: Tool) -> bool:
+    return tool.mutating
 
 
 def registry_of(packs: Iterable[Pack]) -> ToolRegistry:

@@ -34,14 +34,6 @@ from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tools.pack_loading import PackError
 
-LOCAL_EXAMPLES = (
-    "When is Hanukkah this year?",
-    "what's still open for Thorinox?",
-    "Do we have a room free next weekend?",
-    "book a room for Dana Levi next weekend",
-)
-"""Asks the local model handles on the demo workspace: one thing at a time, names spelled out."""
-
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
 logger = logging.getLogger(__name__)
@@ -77,21 +69,22 @@ def chat(
         f"checkpointer [cyan]{settings.checkpointer_kind()}[/], thread [cyan]{thread_id}[/]\n"
         f"[dim]Logs: {log_path}. Empty line or Ctrl-D to quit.[/]"
     )
-    if spec == "local":
-        # The embedded model is tiny: it does one clear thing per message well.
-        examples = " · ".join(f'"{example}"' for example in LOCAL_EXAMPLES)
-        out.print(
-            f"[dim]The local model takes one ask at a time, for example: {examples}. "
-            '"what can you do?" lists the rest.[/]'
-        )
-    code = asyncio.run(_chat(settings, base))
+    code = asyncio.run(_chat(settings, base, local=spec == "local"))
     raise typer.Exit(code)
 
 
-async def _chat(settings: Settings, base: TurnRequest) -> int:
+async def _chat(settings: Settings, base: TurnRequest, *, local: bool) -> int:
     try:
         async with Runner.open(settings, warn=warned) as runner, Lanes.open(settings) as lanes:
             runner.check_model(base.model)
+            asks = runner.registry.starters(base.user_role)
+            if local and asks:
+                # The embedded model is tiny: it does one clear thing per message well.
+                examples = " · ".join(f'"{ask}"' for _, ask in asks)
+                out.print(
+                    f"[dim]The local model takes one ask at a time, for example: {examples}. "
+                    '"what can you do?" lists the rest.[/]'
+                )
             await warmed(runner, base.model, err)
             while True:
                 message = await _read("[bold green]you>[/] ")

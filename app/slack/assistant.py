@@ -7,25 +7,37 @@ import logging
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from tools.registry import ToolRegistry
+
 logger = logging.getLogger(__name__)
 
 PROMPTS_TITLE = "Try one of these:"
-SUGGESTED_PROMPTS = [
-    {"title": "Who owns a brand?", "message": "Which client owns the Garlic Press brand?"},
-    {"title": "Open tasks", "message": "What tasks are open for Thorinox?"},
-    {"title": "Make a task", "message": "Create a task to refresh the Garlic Press images."},
-    {"title": "Plan something", "message": "Plan next week's work for Distex."},
-]
+TITLE_CHARS = 40
+"""Slack shows a suggested prompt's title on one short line."""
 
 
-async def suggest_prompts(client: AsyncWebClient, channel_id: str, thread_ts: str) -> None:
+def suggested_prompts(registry: ToolRegistry) -> list[dict[str, str]]:
+    """The enabled packs' starters, as Slack's suggested prompts (any member may try them)."""
+    return [
+        {"title": title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…",
+         "message": ask}
+        for title, ask in registry.starters("member")
+    ]  # fmt: skip
+
+
+async def suggest_prompts(
+    client: AsyncWebClient, channel_id: str, thread_ts: str, registry: ToolRegistry
+) -> None:
     """Show the suggested prompts in a new assistant thread (best effort)."""
+    prompts = suggested_prompts(registry)
+    if not prompts:
+        return
     try:
         await client.assistant_threads_setSuggestedPrompts(
             channel_id=channel_id,
             thread_ts=thread_ts,
             title=PROMPTS_TITLE,
-            prompts=SUGGESTED_PROMPTS,
+            prompts=prompts,
         )
     except SlackApiError:
         logger.exception("could not show suggested prompts in %s:%s", channel_id, thread_ts)

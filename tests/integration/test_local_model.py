@@ -226,7 +226,6 @@ def test_a_bogus_model_path_is_a_config_error(tmp_path: Path) -> None:
 
 
 def test_chat_on_the_local_model_names_asks_it_handles(tmp_path: Path) -> None:
-    from app.cli.chat import LOCAL_EXAMPLES
     from tests.support.cli import agentloop
 
     env = {"AGENTLOOP_DATA_DIR": str(tmp_path), "AGENTLOOP_MODEL": "local", "COLUMNS": "400"}
@@ -236,7 +235,9 @@ def test_chat_on_the_local_model_names_asks_it_handles(tmp_path: Path) -> None:
 
     assert chat.returncode == 0, chat.stderr
     assert "model local" in chat.stdout
-    assert all(f'"{example}"' in chat.stdout for example in LOCAL_EXAMPLES)
+    starters = REGISTRY.starters("member")
+    assert len(starters) == 4
+    assert all(f'"{ask}"' in chat.stdout for _, ask in starters)
 
 
 def test_after_a_warm_up_a_new_process_embeds_only_the_messages(

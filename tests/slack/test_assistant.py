@@ -3,8 +3,9 @@ status, the answer as a new message, then the status cleared."""
 
 from __future__ import annotations
 
-from app.slack.assistant import SUGGESTED_PROMPTS
+from app.slack.assistant import suggested_prompts
 from tests.support.slack_sender import message
+from tools.registry import default_registry
 
 ANSWER = {"content": "Garlic Press belongs to Thorinox."}
 LOOKUP = {
@@ -30,7 +31,10 @@ async def test_a_new_assistant_thread_gets_suggested_prompts(open_slack_app) -> 
         assert await slack.sender.event(thread_started("D1", "100.1")) == 200
         [shown] = await slack.api.wait_for("assistant.threads.setSuggestedPrompts")
     assert shown.args["channel_id"] == "D1" and shown.args["thread_ts"] == "100.1"
-    assert shown.args["prompts"] == SUGGESTED_PROMPTS
+    assert shown.args["prompts"] == suggested_prompts(default_registry())
+    assert {"title": "Holiday dates", "message": "When is Hanukkah this year?"} in shown.args[
+        "prompts"
+    ]
     assert 2 <= len(shown.args["prompts"]) <= 4
     assert slack.api.made("chat.postMessage") == []
 

@@ -52,6 +52,7 @@ def test_markup_alone_is_reported_as_markup_not_as_empty() -> None:
 EVIDENCE_SOURCES = [
     {
         "type": "file",
+        "cite": True,
         "reference": "coupon-policy.md",
         "excerpt": "Coupons for Thorinox are capped at fifteen percent and need approval "
         "from the account lead before launch.",

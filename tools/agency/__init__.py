@@ -27,4 +27,9 @@ PACK = Pack(
     seed=seed_agency,
     scenarios=HERE / "scenarios",
     docs=HERE / "README.md",
+    starters=(
+        ("Open tasks", "what's still open for Thorinox?"),
+        ("Who owns a brand?", "which client owns the Garlic Press brand?"),
+        ("Make a task", "create a task to refresh the Garlic Press images for Thorinox"),
+    ),
 )

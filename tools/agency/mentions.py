@@ -58,6 +58,7 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
             sources.append(
                 {
                     "type": "client",
+                    "label": "workspace client",
                     "reference": client_row.name,
                     "excerpt": f"client {client_row.name}" + (f": {about}" if about else ""),
                 }
@@ -69,6 +70,7 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
             sources.append(
                 {
                     "type": "brand",
+                    "label": "workspace brand",
                     "reference": f"{brand.name} ({client})",
                     "excerpt": f"brand {brand.name} of {client}, maps to {destination}",
                 }
@@ -88,13 +90,22 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
                 sources.append(
                     {
                         "type": "memory",
+                        "label": "client memory",
                         "reference": f"{mentioned[note.client_id]} memory note #{note.id}",
                         "excerpt": note.note,
                     }
                 )
         scope = next(iter(mentioned)) if len(mentioned) == 1 else None
         for hit in await search(session, db.dialect, query, client_id=scope, limit=KB_HITS):
-            sources.append({"type": "kb", "reference": hit.title, "excerpt": hit.excerpt})
+            sources.append(
+                {
+                    "type": "kb",
+                    "label": "knowledge base",
+                    "cite": True,
+                    "reference": hit.title,
+                    "excerpt": hit.excerpt,
+                }
+            )
     return sources
 
 

@@ -14,4 +14,5 @@ PACK = Pack(
     sources=(dates_said,),
     scenarios=HERE / "scenarios",
     docs=HERE / "README.md",
+    starters=(("Holiday dates", "When is Hanukkah this year?"),),
 )

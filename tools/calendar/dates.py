@@ -188,6 +188,11 @@ async def dates_said(message: str, ctx: GatherContext) -> list[Source]:
     No model need call the date reader for them, and every model sees them.
     """
     return [
-        {"type": "dates", "reference": said, "excerpt": json.dumps(stay.fields(said))}
+        {
+            "type": "dates",
+            "label": "dates in the message",
+            "reference": said,
+            "excerpt": json.dumps(stay.fields(said)),
+        }
         for said, stay in stated_stays(message, ctx.today)
     ]

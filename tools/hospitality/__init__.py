@@ -18,4 +18,8 @@ PACK = Pack(
     seed=seed_hotel,
     scenarios=HERE / "scenarios",
     docs=HERE / "README.md",
+    starters=(
+        ("Rooms free", "Do we have a room free next weekend?"),
+        ("Book a room", "book a room for Dana Levi next weekend"),
+    ),
 )

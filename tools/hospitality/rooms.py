@@ -288,6 +288,7 @@ async def room_sources(message: str, ctx: GatherContext) -> list[Source]:
     return [
         {
             "type": "room_type",
+            "label": "hotel room type",
             "reference": room.room_type,
             "excerpt": f"room type {room.room_type}: {room.description} (up to {room.max_guests})",
         }

@@ -29,7 +29,9 @@ def register(app: AsyncApp, turns: TurnLoop, conversations: Conversations) -> No
         thread = payload.get("assistant_thread") or {}
         channel, thread_ts = thread.get("channel_id"), thread.get("thread_ts")
         if channel and thread_ts:
-            turns.submit(suggest_prompts(conversations.client, str(channel), str(thread_ts)))
+            registry = conversations.runner.registry
+            prompts = suggest_prompts(conversations.client, str(channel), str(thread_ts), registry)
+            turns.submit(prompts)
 
     @assistant.thread_context_changed
     async def thread_context_changed() -> None:
