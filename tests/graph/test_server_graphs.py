@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from pydantic import TypeAdapter
 
 import core.models
+import graph.served
 from core.planner_state import PlannerResult, PlannerState
 from core.run_context import RunContext
 from core.settings import get_settings
@@ -52,16 +53,17 @@ async def served(
 
 
 def _forget_the_process() -> None:
+    graph.served._registry.clear()
     get_settings.cache_clear()
     served_models.cache_clear()
     served_database.cache_clear()
 
 
-def test_langgraph_json_declares_the_agent_and_the_planner(served) -> None:
+async def test_langgraph_json_declares_the_agent_and_the_planner(served) -> None:
     assert set(GRAPHS) == {"agent", "planner"}
-    agent = load(GRAPHS["agent"])()
+    agent = await load(GRAPHS["agent"])()
     assert "planner" in agent.get_graph().nodes
-    planner = load(GRAPHS["planner"])()
+    planner = await load(GRAPHS["planner"])()
     assert {"start", "draft", "review", "step", "confirm", "tools", "finish"} <= set(
         planner.get_graph().nodes
     )
@@ -73,7 +75,7 @@ async def test_the_planner_graph_alone_returns_the_report_contract(
     steps = ["Look up Thorinox", "Summarize its brands"]
     spec = write_script([{"content": json.dumps({"steps": steps})}])
     monkeypatch.setenv("AGENTLOOP_MODEL", spec)
-    planner = load(GRAPHS["planner"])()
+    planner = await load(GRAPHS["planner"])()
     call = {
         "name": "create_plan",
         "id": "c1",
@@ -91,29 +93,29 @@ async def test_the_planner_graph_alone_returns_the_report_contract(
     assert set(out["plans"]) == {result.plan["plan_id"]}
 
 
-def test_each_served_graph_takes_only_a_message(served) -> None:
+async def test_each_served_graph_takes_only_a_message(served) -> None:
     # Studio draws its input form from this: what a person sends, not the graph's state.
     for entry in GRAPHS.values():
-        inputs = load(entry)().get_input_jsonschema()
+        inputs = (await load(entry)()).get_input_jsonschema()
         assert set(inputs["properties"]) == {"messages"}, entry
         assert inputs["required"] == ["messages"], entry
 
 
-def test_the_planner_node_still_reads_the_turn_from_the_main_graph(served) -> None:
-    agent = load(GRAPHS["agent"])()
+async def test_the_planner_node_still_reads_the_turn_from_the_main_graph(served) -> None:
+    agent = await load(GRAPHS["agent"])()
     [planner] = [graph for name, graph in agent.get_subgraphs() if name == "planner"]
     assert {"messages", "plans", "run_id", "deadline", "turn_start_id", "asker"} == set(
         planner.get_input_jsonschema()["properties"]
     )
 
 
-def test_every_schema_the_server_builds_works_on_this_python(served) -> None:
+async def test_every_schema_the_server_builds_works_on_this_python(served) -> None:
     # pydantic refuses typing.TypedDict before Python 3.12, anywhere inside a schema; the
     # server then answers null for the schema and Studio shows no input form.
     for entry in GRAPHS.values():
-        graph = load(entry)()
-        assert graph.get_input_jsonschema()["properties"]
-        assert graph.get_output_jsonschema()["properties"]
+        served_graph = await load(entry)()
+        assert served_graph.get_input_jsonschema()["properties"]
+        assert served_graph.get_output_jsonschema()["properties"]
     for state in (AgentState, PlannerState):
         assert TypeAdapter(state).json_schema()["properties"]
 
@@ -141,7 +143,7 @@ async def test_both_served_graphs_share_one_model_per_process(
         return build(model_spec, settings)
 
     monkeypatch.setattr(core.models, "build_chat_model", counted)
-    agent, planner = load(GRAPHS["agent"])(), load(GRAPHS["planner"])()
+    agent, planner = await load(GRAPHS["agent"])(), await load(GRAPHS["planner"])()
 
     planned = await planner.ainvoke(
         {"messages": [HumanMessage("Review Thorinox")]}, context=RunContext()
