@@ -106,7 +106,7 @@ class Runner:
         parts: dict[str, Any] = {"db": db, "audit": audit, "tracing": tracing}
         try:
             if settings.graph_url:
-                remote = RemoteAgent.at(settings.graph_url)
+                remote = RemoteAgent.at(settings.graph_url, settings.graph_api_key)
                 yield cls(remote, settings, registry, models, **parts)
             else:
                 async with open_checkpointer(settings) as saver:
