@@ -116,6 +116,12 @@ class Settings(BaseSettings):
         description="URL of a LangGraph Server that runs the `agent` graph (and holds its "
         "checkpoints); unset: the graph runs in this process.",
     )
+    graph_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("LANGGRAPH_API_KEY", "AGENTLOOP_GRAPH_API_KEY"),
+        description="The token this worker sends to AGENTLOOP_GRAPH_URL: a person's (the "
+        "CLI) or a relay's (the Slack app).",
+    )
     checkpoint_retention: CheckpointRetention = Field(
         default="latest",
         description="Checkpoints a thread keeps after each run: latest (what resuming "

@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.pregel.remote import RemoteGraph
 from langgraph.types import StateSnapshot
 from langgraph_sdk.errors import NotFoundError
-from pydantic import TypeAdapter
+from pydantic import SecretStr, TypeAdapter
 
 from core.run_context import RunContext
 
@@ -46,9 +46,14 @@ class RemoteAgent(RemoteGraph):
     """The server keeps the checkpoints; nothing is pruned from here."""
 
     @classmethod
-    def at(cls, url: str) -> RemoteAgent:
-        """Return the agent graph served at `url` (its API key from `LANGGRAPH_API_KEY`)."""
-        return cls(GRAPH_ID, url=url)
+    def at(cls, url: str, api_key: SecretStr | None = None) -> RemoteAgent:
+        """Return the agent graph served at `url`, sending `api_key` as the caller's token.
+
+        The key is given, never read from the environment here: the SDK would otherwise fall
+        back to `LANGSMITH_API_KEY`, a tracing key that is no business of this server.
+        """
+        token = api_key.get_secret_value() if api_key is not None else None
+        return cls(GRAPH_ID, url=url, api_key=token)
 
     async def astream(  # type: ignore[override]
         self,

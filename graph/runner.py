@@ -112,7 +112,7 @@ class Runner:
                 else nullcontext(registry)
             ) as tools:
                 if settings.graph_url:
-                    remote = RemoteAgent.at(settings.graph_url)
+                    remote = RemoteAgent.at(settings.graph_url, settings.graph_api_key)
                     yield cls(remote, settings, tools, models, **parts)
                 else:
                     async with open_checkpointer(settings) as saver:

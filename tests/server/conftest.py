@@ -1,8 +1,9 @@
 """`langgraph dev` servers on loopback, serving langgraph.json over a workspace of their own.
 
 `dev_server` is the development default (no tokens: unauthenticated, the run's context
-names the person); `authed_server` authenticates its callers by token, over a seeded
-workspace on SQLite and on PostgreSQL; `unmigrated_server` runs over an empty database.
+names the person); `authed_server` authenticates its callers by token and by JWTs from a
+loopback identity provider, over a seeded workspace on SQLite and on PostgreSQL;
+`unmigrated_server` runs over an empty database.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.dev_server import DONE, TOKENS, DevServer
+from tests.server.dev_server import DONE, LISTED_MODEL, TOKENS, DevServer
+from tests.slack.conftest import open_slack_app, slack_api, slack_settings  # noqa: F401
 from tests.support.cli import ROOT
+from tests.support.oidc_provider import AUDIENCE, IdentityProvider
 from tests.support.scratch_pg import scratch_database
 
 _START_TIMEOUT_S = 90.0
@@ -57,19 +60,47 @@ def guarded_dev_server(
         yield server
 
 
+@pytest.fixture(scope="session")
+def identity_provider() -> Iterator[IdentityProvider]:
+    """The team's identity provider on loopback: its keys, and tokens it signs."""
+    with IdentityProvider() as provider:
+        yield provider
+
+
+def authenticating(provider: IdentityProvider | None = None) -> dict[str, str]:
+    """The settings of a server that knows the demo team by `TOKENS` (and `provider`'s JWTs).
+
+    `slack-worker` is a relay; a run may choose scripted models, as a test server's may.
+    """
+    settings = {
+        "AGENTLOOP_SERVER_TOKENS": json.dumps(TOKENS),
+        "AGENTLOOP_SERVER_RELAYS": json.dumps(["slack-worker"]),
+        "AGENTLOOP_SERVER_SCRIPTED_MODELS": "true",
+    }
+    if provider is not None:
+        settings["AGENTLOOP_SERVER_JWT_ISSUER"] = provider.issuer
+        settings["AGENTLOOP_SERVER_JWT_AUDIENCE"] = AUDIENCE
+    return settings
+
+
 @pytest.fixture(
     scope="session", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 )
 def authed_server(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    identity_provider: IdentityProvider,
 ) -> Iterator[DevServer]:
-    """A server that knows its callers by token (`TOKENS`), over a seeded workspace.
+    """A server that knows its callers by token (`TOKENS`) and by JWT, over a seeded workspace.
 
-    `slack-worker` is a relay; the others are the demo team (U0ADA is an admin).
+    `slack-worker` is a relay; the others are the demo team (U0ADA is an admin, U0MAYA a
+    viewer). Runs may choose scripted models and `LISTED_MODEL`.
     """
     home = tmp_path_factory.mktemp(f"authed-server-{request.param}")
-    relays = json.dumps(["slack-worker"])
-    settings = {"AGENTLOOP_SERVER_TOKENS": json.dumps(TOKENS), "AGENTLOOP_SERVER_RELAYS": relays}
+    settings = {
+        **authenticating(identity_provider),
+        "AGENTLOOP_SERVER_MODELS": json.dumps([LISTED_MODEL]),
+    }
     with (
         seeded_workspace(request, home) as workspace,
         serve(home, workspace, [{"content": DONE}], settings) as server,

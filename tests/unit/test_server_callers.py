@@ -6,7 +6,7 @@ import pytest
 from langgraph_sdk import Auth
 
 from app.server.callers import DEV_SERVER, identify
-from core.server_access import UNAUTHENTICATED
+from core.server_access import UNAUTHENTICATED, ServerSection
 from core.settings import Settings
 
 
@@ -39,3 +39,13 @@ def test_tokens_and_relays_come_from_the_environment(monkeypatch: pytest.MonkeyP
     assert "t-grace" not in repr(settings.server)
     assert settings.server.relays == {"worker"}
     assert settings.langgraph_api_variant == DEV_SERVER
+
+
+async def test_a_server_with_an_identity_provider_only_is_no_development_default() -> None:
+    server = ServerSection(jwt_issuer="https://idp.example", jwt_audience="agentloop")
+    settings = Settings(_env_file=None, langgraph_api_variant=DEV_SERVER, server=server)
+    for authorization in (None, "Bearer not-a-jwt", "Bearer a.b"):
+        with pytest.raises(Auth.exceptions.HTTPException) as refused:
+            await identify(settings, authorization, {}, ("127.0.0.1", 50000))
+        assert refused.value.status_code == 401
+        assert refused.value.detail == "Send a JWT issued by https://idp.example."
