@@ -184,10 +184,11 @@ async def _subject(subject: Subject, url: str, wire: Wire, tmp: Path) -> AsyncIt
 async def _blocks(turns: list[Turn], wire: Wire, database: str) -> list[Measured]:
     measured = [Measured(subject) for subject in SUBJECTS]
     for block in range(CPU_TURNS // BLOCK):
-        for turn, row in zip(turns, measured, strict=True):
+        for row_n, (turn, row) in enumerate(zip(turns, measured, strict=True)):
             before, trips = cpu_meter.read(database), wire.round_trips
             for n in range(BLOCK):
-                assert await turn(f"turns-{block}-{n % 2}", n)
+                # threads of the row's own: another row's turns would lengthen its history
+                assert await turn(f"{row_n}-turns-{block}-{n % 2}", n)
             await asyncio.sleep(SETTLE_S)
             use = cpu_meter.between(before, cpu_meter.read(database))
             row.agent_s += use.process_s
@@ -221,9 +222,9 @@ async def _measure() -> SaversResult:
                 await stack.enter_async_context(_subject(subject, url, wire, Path(tmp)))
                 for subject in SUBJECTS
             ]
-            for turn in turns:
+            for row_n, turn in enumerate(turns):
                 for n in range(WARMUP_TURNS):
-                    await turn(f"warm-{n % 2}", n)
+                    await turn(f"{row_n}-warm-{n % 2}", n)
             # As a serving process does after start-up (the Slack server), for every row.
             with frozen_startup():
                 rows = await _blocks(turns, wire, url.rsplit("/", 1)[1])
@@ -260,13 +261,13 @@ def render(result: SaversResult) -> list[str]:
         "dropped: a process killed mid-step runs that step's finished tasks again); the "
         "baseline is LangChain's `create_agent` on `AsyncPostgresSaver` (one connection, its "
         f"default durability). A model answering after {MODEL_S * 1000:g} ms. {CPU_TURNS} "
-        f"turns a row, one at a time, in blocks of {BLOCK} taken by every row in turn. *CPU*: "
-        "the agent's process and the Postgres backends of the run's database (not the "
-        "server's other work), per turn. *Round trips*: the checkpointer's, per turn, counted "
-        "on the wire by a proxy in a process of its own (the pool's connection checks "
-        "included; the workspace and audit go straight to the server). Durability: `sync` "
-        "saves each step before the next starts; `async` while the next runs; `exit` only "
-        "when the run ends.",
+        f"turns a row, one at a time, in blocks of {BLOCK} (two new threads of the row's own, "
+        f"{BLOCK // 2} turns each) taken by every row in turn. *CPU*: the agent's process and "
+        "the Postgres backends of the run's database (not the server's other work), per "
+        "turn. *Round trips*: the checkpointer's, per turn, counted on the wire by a proxy in "
+        "a process of its own (the pool's connection checks included; the workspace and "
+        "audit go straight to the server). Durability: `sync` saves each step before the "
+        "next starts; `async` while the next runs; `exit` only when the run ends.",
         "",
         "| checkpointer | durability | turn | agent CPU ms | Postgres CPU ms | CPU ms/turn "
         "| × baseline | round trips/turn |",
