@@ -11,8 +11,8 @@ a single shared connection needs; on a pool each call takes a connection of its 
 its `lock` is a semaphore of the pool's size here.
 
 A task's writes are stored as the task ends (`aput_writes` returns once they are), so a run
-resumed after a crash does not run again a task of the step it stopped in that had
-finished: with tools that reach other systems, a second call to them. With `defer_writes`
+resumed after a crash runs again none of the tasks that had finished in the step it stopped
+in (with tools that reach other systems, a second call to them). With `defer_writes`
 (AGENTLOOP_CHECKPOINT_PENDING_WRITES=deferred, an opt-in that gives this up for fewer round
 trips) a step's task writes are held until the checkpoint that follows them instead; once
 that checkpoint is saved they are only history (it holds what they wrote, a resume loads
