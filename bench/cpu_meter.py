@@ -2,7 +2,10 @@
 
 Read from Linux's /proc; elsewhere the server's and the machine's figures are None. The
 Postgres figure adds up every process named `postgres` (the server's backends, its
-background workers), whoever they are serving.
+background workers), whoever they are serving; or, given a database, only the backends
+connected to it: on a server other work shares, what the benchmark's own sessions cost (the
+server's background writers, which serve every database, are then left out). A backend that
+ends between two readings takes its time with it, so a database's sessions should stay open.
 """
 
 from __future__ import annotations
@@ -35,10 +38,10 @@ class CpuUse:
     """Share of all cores' time that was not idle (0..1)."""
 
 
-def read() -> CpuReading:
-    """Return the counters now."""
+def read(database: str | None = None) -> CpuReading:
+    """Return the counters now (the server's: of `database`'s backends alone, if given)."""
     busy, total = _machine()
-    return CpuReading(time.process_time(), _postgres(), busy, total)
+    return CpuReading(time.process_time(), _postgres(database), busy, total)
 
 
 def between(start: CpuReading, end: CpuReading) -> CpuUse:
@@ -60,21 +63,28 @@ def _ticks() -> int:
     return os.sysconf("SC_CLK_TCK")
 
 
-def _postgres() -> float | None:
+def _postgres(database: str | None) -> float | None:
     if not _PROC.is_dir():
         return None
     ticks = 0
     for stat in _PROC.glob("[0-9]*/stat"):
         try:
             text = stat.read_text(encoding="utf-8")
+            name_end = text.rfind(")")
+            if text[text.find("(") + 1 : name_end] != "postgres":
+                continue
+            # a backend's title: "postgres: [cluster:] user database host(port) activity"
+            if database is not None and database not in _title(stat.parent).split():
+                continue
         except OSError:
             continue  # the process ended meanwhile
-        name_end = text.rfind(")")
-        if text[text.find("(") + 1 : name_end] != "postgres":
-            continue
         fields = text[name_end + 2 :].split()
         ticks += int(fields[11]) + int(fields[12])  # utime, stime
     return ticks / _ticks()
+
+
+def _title(process: Path) -> str:
+    return process.joinpath("cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
 
 
 def _machine() -> tuple[float | None, float | None]:

@@ -1,31 +1,29 @@
-"""The PostgreSQL checkpointer: `AsyncPostgresSaver` on a pool, storing what a resume needs.
+"""The PostgreSQL checkpointer: `AsyncPostgresSaver` on a pool, keeping LangGraph's contract.
 
-Everything is written by `AsyncPostgresSaver`'s own methods; this class only decides which
-writes reach them, and when, through the saver's public interface (`aput`, `aput_writes`,
-`aget_tuple`, the `lock` attribute). The runner runs turns with durability `sync`: each
-step's checkpoint is saved before the next step starts (docs/storage.md).
+Everything is written by `AsyncPostgresSaver`'s own methods, through the saver's public
+interface (`aput`, `aput_writes`, `aget_tuple`, `aprune`, the `lock` attribute); LangGraph's
+conformance suite for checkpointers passes on it (tests/integration/
+test_checkpoint_conformance.py). The runner runs turns with durability `sync`: each step's
+checkpoint is saved before the next step starts (docs/storage.md).
 
 Calls run side by side. `AsyncPostgresSaver` takes one asyncio lock around every call, what
 a single shared connection needs; on a pool each call takes a connection of its own, so
 its `lock` is a semaphore of the pool's size here.
 
-A step's task writes are held until the checkpoint that follows them. LangGraph saves each
-task's writes as the task ends (`aput_writes`), then the step's checkpoint (`aput`); once
-that checkpoint is saved the writes are only history: it holds what they wrote, a resume
-loads the latest checkpoint's writes alone, and a replay from an earlier checkpoint runs
-its tasks again. So, unless `step_writes` is set (checkpoint retention `all`, which keeps
-history), they are never written: a text turn costs its checkpoints' round trips alone,
-not one more per task. They are written while a `DeltaChannel` needs them (it rebuilds its
-value from the writes since its last snapshot), and so is everything an interrupted,
-failed or cut-off step leaves.
-
-Nothing that ends a run waits: an interrupt or an error is written at once, with what is
-held for the same checkpoint, and so is every later write to that checkpoint; so are the
-null task's writes (a run's input, a resume, a state update). A run that ends any other
-way (a timeout, a cancellation) has its held writes written by the runner (`write_held`).
-What this gives up: a process killed in the middle of a step loses the writes of that
-step's finished tasks, and the step runs again from its checkpoint when the thread resumes
-(a mutation's idempotency key keeps its side effect from happening twice).
+A task's writes are stored as the task ends (`aput_writes` returns once they are), so a run
+resumed after a crash runs again none of the tasks that had finished in the step it stopped
+in (with tools that reach other systems, a second call to them). With `defer_writes`
+(AGENTLOOP_CHECKPOINT_PENDING_WRITES=deferred, an opt-in that gives this up for fewer round
+trips) a step's task writes are held until the checkpoint that follows them instead; once
+that checkpoint is saved they are only history (it holds what they wrote, a resume loads
+the latest checkpoint's writes alone), so they are dropped unless `step_writes` is set
+(retention `all`, which keeps history) or a `DeltaChannel` needs them (it rebuilds its value
+from the writes since its last snapshot). What ends a run is written at once, with what is
+held for the same checkpoint: an interrupt, an error, and the null task's writes (a run's
+input, a resume, a state update), and so is every later write to that checkpoint. A run
+that ends any other way (a timeout, a cancellation) has its held writes written by the
+runner (`write_held`). A process killed in the middle of a step loses the writes of that
+step's finished tasks, which run again when the thread resumes.
 
 A run loads the thread once. The runner reads the thread's latest checkpoint before a turn
 (does it wait on a decision? did its last turn end?); `read_latest` loads it and keeps it
@@ -80,16 +78,25 @@ Held = tuple[str, str, Sequence[tuple[str, Any]]]
 class PooledPostgresSaver(AsyncPostgresSaver):
     """`AsyncPostgresSaver` on a pool.
 
-    `concurrent`: calls that may hold a connection at once. `step_writes`: store a step's
-    task writes beside the checkpoint that follows them (the history a replay shows).
+    `concurrent`: calls that may hold a connection at once. `defer_writes`: hold a step's
+    task writes until its checkpoint (the opt-in above). `step_writes`: with `defer_writes`,
+    store them beside the checkpoint that follows them (the history a replay shows).
     """
 
-    def __init__(self, pool: Any, concurrent: int, *, step_writes: bool = False) -> None:
+    def __init__(
+        self,
+        pool: Any,
+        concurrent: int,
+        *,
+        defer_writes: bool = False,
+        step_writes: bool = False,
+    ) -> None:
         super().__init__(pool)
+        self.defer_writes = defer_writes
         self.step_writes = step_writes
         self.lock = asyncio.Semaphore(concurrent)  # type: ignore[assignment]
         self._held: dict[Key, list[Held]] = {}
-        """By checkpoint: its tasks' writes, not yet written."""
+        """By checkpoint: its tasks' writes, not yet written (`defer_writes` only)."""
         self._passed: dict[Key, None] = {}
         """Checkpoints whose step is saved or ended by an interrupt or error (an ordered set)."""
         self._kept: dict[str, tuple[CheckpointTuple | None, float]] = {}
@@ -126,9 +133,12 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        """Hold a task's writes for its step's checkpoint, or write them (and what is held)."""
+        """Store a task's writes; with `defer_writes`, hold them for the step's checkpoint."""
         key = _key(config)
         self._forget(key[0])
+        if not self.defer_writes:
+            await super().aput_writes(config, writes, task_id, task_path)
+            return
         reserved = any(channel in RESERVED_CHANNELS for channel, _ in writes)
         if task_id != NULL_TASK_ID and key not in self._passed and not reserved:
             # LangGraph reuses the sequence it passes: a copy is held.
@@ -145,12 +155,12 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Save a checkpoint; the writes held for its parent are written first if kept."""
+        """Save a checkpoint; with `defer_writes`, the writes held for its parent first."""
         configurable = config["configurable"]
         thread_id = str(configurable["thread_id"])
         self._forget(thread_id)
         parent = configurable.get("checkpoint_id")
-        if parent:
+        if parent and self.defer_writes:
             key = (thread_id, str(configurable.get("checkpoint_ns", "")), str(parent))
             held = self._held.pop(key, [])
             self._pass(key)
@@ -160,9 +170,18 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         return await super().aput(config, checkpoint, metadata, new_versions)
 
     async def adelete_thread(self, thread_id: str) -> None:
-        """Delete the thread's checkpoints and writes."""
+        """Delete the thread's checkpoints and writes, and what is held for it."""
         self._forget(str(thread_id))
+        for key in [key for key in self._held if key[0] == str(thread_id)]:
+            del self._held[key]
         await super().adelete_thread(thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Prune the threads (`AsyncPostgresSaver.aprune`); nothing loaded of them is kept."""
+        if not isinstance(thread_ids, str):
+            for thread_id in thread_ids:
+                self._forget(str(thread_id))
+        await super().aprune(thread_ids, strategy=strategy)
 
     async def write_held(self, thread_id: str) -> None:
         """Write what is held for the thread's checkpoints (a run ended without saving them)."""

@@ -47,6 +47,7 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
             yield PooledPostgresSaver(
                 pool,
                 concurrent=settings.checkpoint_pool_size - READS_KEPT,
+                defer_writes=settings.checkpoint_pending_writes == "deferred",
                 step_writes=settings.checkpoint_retention == "all",
             )
 

@@ -14,6 +14,7 @@ from core.settings_sections import LangfuseSection, SlackSection
 
 CheckpointerKind = Literal["memory", "sqlite", "postgres"]
 CheckpointRetention = Literal["latest", "all"]
+PendingWrites = Literal["durable", "deferred"]
 GuardMode = Literal["off", "log", "warn", "block"]
 """Prompt-injection screening: off, log (a debug line), warn (a warning) or block (refuse)."""
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -126,6 +127,12 @@ class Settings(BaseSettings):
         default="latest",
         description="Checkpoints a thread keeps after each run: latest (what resuming "
         "needs) or all (every step, for time travel).",
+    )
+    checkpoint_pending_writes: PendingWrites = Field(
+        default="durable",
+        description="PostgreSQL: durable (each task's writes are saved as it ends) or "
+        "deferred (held until its step's checkpoint: fewer round trips, but a process killed "
+        "mid-step runs that step's finished tasks again; docs/storage.md).",
     )
 
     max_tool_calls_per_turn: int = Field(default=8, ge=1, description="Tool calls per turn.")

@@ -1,10 +1,12 @@
-"""The PostgreSQL checkpointer's round trips: a step's task writes are not written once its
-checkpoint is saved, and the runner's read of a thread before a run is the run's own load.
+"""The PostgreSQL checkpointer's writes and round trips.
 
-Nothing a resume needs is lost on the way: a sibling's writes beside an interrupt are
-saved with it, and a run cut off mid-step has its finished tasks' writes saved by
-`write_held`, so a resume in another process does not run those tasks again. A kept
-checkpoint is never served once the thread is written or it is too old.
+By default every task's writes are stored as the task ends, so a run cut off mid-step
+resumes in another process without running its finished tasks again. With pending writes
+deferred (the opt-in), a step's task writes wait for its checkpoint and are not written once
+it is saved; nothing a resume needs is lost on the way: a sibling's writes beside an
+interrupt are saved with it, and a run cut off mid-step has its finished tasks' writes saved
+by `write_held`. In both, the runner's read of a thread before a run is the run's own load,
+and a kept checkpoint is never served once the thread is written or it is too old.
 """
 
 from __future__ import annotations
@@ -41,9 +43,13 @@ async def saver_for(pg_url: str, make_settings: Callable[..., Settings]) -> Call
     await setup_checkpointer(settings)
 
     @asynccontextmanager
-    async def opener(retention: str = "latest") -> AsyncIterator[PooledPostgresSaver]:
-        retained = settings.model_copy(update={"checkpoint_retention": retention})
-        async with open_checkpointer(retained) as saver:
+    async def opener(
+        retention: str = "latest", pending: str = "durable"
+    ) -> AsyncIterator[PooledPostgresSaver]:
+        chosen = settings.model_copy(
+            update={"checkpoint_retention": retention, "checkpoint_pending_writes": pending}
+        )
+        async with open_checkpointer(chosen) as saver:
             assert isinstance(saver, PooledPostgresSaver)
             yield saver
 
@@ -108,10 +114,35 @@ def _count_round_trips(saver: PooledPostgresSaver) -> list[int]:
 
 
 @pytest.mark.parametrize("retention", ["all", "latest"])
-async def test_a_steps_task_writes_go_with_its_checkpoint(
+async def test_each_tasks_writes_are_stored_as_it_ends(
     saver_for: Callable[..., Any], retention: str
 ) -> None:
     async with saver_for(retention) as saver:
+        graph = _graph(saver, [], _second)
+        trips = _count_round_trips(saver)
+        config: Any = {"configurable": {"thread_id": f"stored-{retention}"}}
+        await graph.ainvoke({"done": []}, config, durability="sync")
+        round_trips = trips[0]
+        checkpoints = [c async for c in saver.alist(config)]
+        assert len(checkpoints) == 4  # the input, START's step, first ‖ second, last
+        # the run's read of the thread, one round trip per checkpoint and one per task
+        assert round_trips == 1 + len(checkpoints) + 4
+        written = {
+            task
+            for c in checkpoints
+            for task, channel, _ in (c.pending_writes or [])
+            if channel == "done"
+        }
+        # on the checkpoint each task's step started from
+        assert len(written) == 4  # START's (the input) and the three nodes'
+        assert saver._held == {}
+
+
+@pytest.mark.parametrize("retention", ["all", "latest"])
+async def test_deferred_task_writes_go_with_their_checkpoint(
+    saver_for: Callable[..., Any], retention: str
+) -> None:
+    async with saver_for(retention, "deferred") as saver:
         calls: list[str] = []
         graph = _graph(saver, calls, _second)
         trips = _count_round_trips(saver)
@@ -138,7 +169,7 @@ async def test_a_steps_task_writes_go_with_its_checkpoint(
         else:
             # the checkpoint after each step holds what its tasks wrote
             assert written == set()
-    async with saver_for(retention) as other_process:
+    async with saver_for(retention, "deferred") as other_process:
         again = await _graph(other_process, calls, _second).aget_state(config)
         assert sorted(again.values["done"]) == ["first", "last", "second"]
 
@@ -151,8 +182,9 @@ class DeltaSteps(TypedDict, total=False):
     done: Annotated[list[str], DeltaChannel(_appended)]
 
 
+@pytest.mark.parametrize("pending", ["durable", "deferred"])
 async def test_a_delta_channel_keeps_the_writes_it_is_rebuilt_from(
-    saver_for: Callable[..., Any],
+    saver_for: Callable[..., Any], pending: str
 ) -> None:
     """A `DeltaChannel` stores no value between snapshots: its writes are the value."""
 
@@ -164,19 +196,20 @@ async def test_a_delta_channel_keeps_the_writes_it_is_rebuilt_from(
     builder.add_node("second", step("second"))
     builder.add_edge(START, "first")
     builder.add_edge("first", "second")
-    config: Any = {"configurable": {"thread_id": "delta"}}
-    async with saver_for() as saver:
+    config: Any = {"configurable": {"thread_id": f"delta-{pending}"}}
+    async with saver_for(pending=pending) as saver:
         graph = builder.compile(checkpointer=saver)
         for n in range(2):
             await graph.ainvoke({"done": [f"input {n}"]}, config, durability="sync")
-    async with saver_for() as other_process:
+    async with saver_for(pending=pending) as other_process:
         state = await builder.compile(checkpointer=other_process).aget_state(config)
     assert state.values["done"] == ["input 0", "first", "second", "input 1", "first", "second"]
 
 
+@pytest.mark.parametrize("pending", ["durable", "deferred"])
 @pytest.mark.parametrize(("first_s", "second_s"), [(0.0, 0.2), (0.2, 0.0)])
 async def test_a_siblings_writes_are_saved_beside_an_interrupt(
-    saver_for: Callable[..., Any], first_s: float, second_s: float
+    saver_for: Callable[..., Any], first_s: float, second_s: float, pending: str
 ) -> None:
     """Whether the sibling ends before or after the interrupt, the resume does not rerun it."""
     calls: list[str] = []
@@ -186,20 +219,21 @@ async def test_a_siblings_writes_are_saved_beside_an_interrupt(
         interrupt("approve?")
         return {"done": ["second"]}
 
-    config: Any = {"configurable": {"thread_id": f"steps-interrupt-{first_s}"}}
-    async with saver_for() as saver:
+    config: Any = {"configurable": {"thread_id": f"steps-interrupt-{first_s}-{pending}"}}
+    async with saver_for(pending=pending) as saver:
         graph = _graph(saver, calls, second, first_s)
         await graph.ainvoke({"done": []}, config, durability="sync")
         assert saver._held == {}
-    async with saver_for() as other_process:
+    async with saver_for(pending=pending) as other_process:
         graph = _graph(other_process, calls, second)
         state = await graph.ainvoke(Command(resume="yes"), config, durability="sync")
     assert sorted(state["done"]) == ["first", "last", "second"]
     assert calls.count("first") == 1
 
 
+@pytest.mark.parametrize("pending", ["durable", "deferred"])
 async def test_a_run_cut_off_mid_step_keeps_its_finished_tasks(
-    saver_for: Callable[..., Any],
+    saver_for: Callable[..., Any], pending: str
 ) -> None:
     calls: list[str] = []
     hang = asyncio.Event()
@@ -209,15 +243,19 @@ async def test_a_run_cut_off_mid_step_keeps_its_finished_tasks(
             await asyncio.sleep(30)
         return {"done": ["second"]}
 
-    config: Any = {"configurable": {"thread_id": "steps-cut"}}
-    async with saver_for() as saver:
+    thread = f"steps-cut-{pending}"
+    config: Any = {"configurable": {"thread_id": thread}}
+    async with saver_for(pending=pending) as saver:
         graph = _graph(saver, calls, second)
         with pytest.raises(TimeoutError):
             async with asyncio.timeout(0.5):
                 await graph.ainvoke({"done": []}, config, durability="async")
-        await saver.write_held("steps-cut")
+        if pending == "durable":
+            assert saver._held == {}  # first's writes were stored as it ended
+        else:
+            await saver.write_held(thread)
     hang.set()
-    async with saver_for() as other_process:
+    async with saver_for(pending=pending) as other_process:
         graph = _graph(other_process, calls, second)
         state = await graph.ainvoke(None, config, durability="sync")
     assert sorted(state["done"]) == ["first", "last", "second"]
@@ -238,7 +276,7 @@ async def test_held_writes_wait_for_their_checkpoint_or_write_held(
     saver_for: Callable[..., Any],
 ) -> None:
     step: Any = {"configurable": {"thread_id": "held", "checkpoint_ns": "", "checkpoint_id": "c1"}}
-    async with saver_for() as saver:
+    async with saver_for(pending="deferred") as saver:
         await saver.aput_writes(step, [("done", ["first"])], "task-1")
         assert await _stored_writes(saver, "held") == 0
         await saver.write_held("other-thread")
@@ -248,6 +286,15 @@ async def test_held_writes_wait_for_their_checkpoint_or_write_held(
         # the step's checkpoint is past: a later write to it is stored at once
         await saver.aput_writes(step, [("done", ["second"])], "task-2")
         assert await _stored_writes(saver, "held") == 2
+
+        # a deleted thread's held writes go with it
+        gone: Any = {
+            "configurable": {"thread_id": "gone", "checkpoint_ns": "", "checkpoint_id": "c1"}
+        }
+        await saver.aput_writes(gone, [("done", ["first"])], "task-1")
+        await saver.adelete_thread("gone")
+        await saver.write_held("gone")
+        assert await _stored_writes(saver, "gone") == 0
 
 
 async def test_the_read_before_a_run_is_the_runs_own_load(
@@ -279,6 +326,12 @@ async def test_the_read_before_a_run_is_the_runs_own_load(
         await saver.read_latest("kept")
         assert await saver.aget_tuple(latest) is not None
         assert trips[0] == 2
+
+        # and a prune: what it deleted is not served
+        monkeypatch.setattr(postgres_saver, "KEEP_S", 1.0)
+        assert await saver.read_latest("kept") is not None
+        await saver.aprune(["kept"], strategy="delete")
+        assert await saver.aget_tuple(latest) is None
 
 
 async def test_a_write_during_the_read_keeps_nothing(
