@@ -44,6 +44,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -67,6 +68,22 @@ KEEP_S = 1.0
 
 KEPT_MAX = 1000
 """Threads whose latest checkpoint is kept at most (older reads are dropped first)."""
+
+_WRITES_FROM_ARRAYS = """
+    INSERT INTO checkpoint_writes
+        (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+    SELECT * FROM unnest(
+        %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::text[],
+        %s::text[], %s::bytea[]
+    )
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+"""
+UPSERT_WRITES = _WRITES_FROM_ARRAYS + (
+    " DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob"
+)
+"""The stock saver's upsert of a task's writes, for every row at once."""
+INSERT_WRITES = _WRITES_FROM_ARRAYS + " DO NOTHING"
+"""The stock saver's insert of a task's writes (an earlier write wins), every row at once."""
 
 Key = tuple[str, str, str]
 """A checkpoint: thread id, namespace, checkpoint id."""
@@ -137,7 +154,7 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         key = _key(config)
         self._forget(key[0])
         if not self.defer_writes:
-            await super().aput_writes(config, writes, task_id, task_path)
+            await self._store_writes(key, writes, task_id, task_path)
             return
         reserved = any(channel in RESERVED_CHANNELS for channel, _ in writes)
         if task_id != NULL_TASK_ID and key not in self._passed and not reserved:
@@ -201,6 +218,24 @@ class PooledPostgresSaver(AsyncPostgresSaver):
         }
         put = super().aput_writes
         await asyncio.gather(*(put(config, writes, task, path) for task, path, writes in held))
+
+    async def _store_writes(
+        self, key: Key, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str
+    ) -> None:
+        """Store one task's writes as `aput_writes` does, in one statement instead of one a row.
+
+        A step's task writes a row per channel it sets (a dozen for some nodes): sent as one
+        statement of arrays, they cost a turn a few milliseconds of CPU less. The rows, the
+        conflict rule (reserved channels keyed by name are replaced, others kept) and the
+        serialization are the stock saver's (`_dump_writes`, `WRITES_IDX_MAP`).
+        """
+        if not writes:
+            return
+        rows = self._dump_writes(*key, task_id, task_path, writes)
+        columns = [list(column) for column in zip(*rows, strict=True)]
+        replace = all(channel in WRITES_IDX_MAP for channel, _ in writes)
+        async with self._cursor() as cur:
+            await cur.execute(UPSERT_WRITES if replace else INSERT_WRITES, columns)
 
     def _forget(self, thread_id: str) -> None:
         """The thread is written: what `read_latest` loaded or is loading is stale."""

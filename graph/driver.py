@@ -30,6 +30,7 @@ from core.models import ModelConfigError
 from core.observability.audit import AuditLog, RunInfo
 from core.observability.recorder import RunRecorder
 from core.observability.tracing import Tracing, trace_id_for
+from core.observability.usage import collecting
 from core.run_context import RunContext
 from core.settings import DEFAULT_VERIFY_ATTEMPTS, Settings
 from graph.remote import RemoteAgent
@@ -149,7 +150,10 @@ class Driver:
         try:
             try:
                 async with asyncio.timeout(self.settings.turn_timeout_s + WATCHDOG_GRACE_S):
-                    with self.tracing.scope(user_id=actor, session_id=request.thread_id):
+                    with (
+                        self.tracing.scope(user_id=actor, session_id=request.thread_id),
+                        collecting(recorder.usage),
+                    ):
                         # subgraphs=True: the planner's events (plan, steps, its tool calls)
                         # reach every surface too.
                         async for namespace, mode, chunk in self.graph.astream(

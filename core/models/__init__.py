@@ -8,6 +8,7 @@ from pathlib import Path
 from langchain_core.language_models import BaseChatModel
 
 from core.models.errors import ModelConfigError
+from core.observability.usage import relayed
 from core.settings import Settings
 
 __all__ = ["ModelConfigError", "ModelResolver", "build_chat_model"]
@@ -72,4 +73,5 @@ class ModelResolver:
             if model is None:
                 model = build_chat_model(spec, self._settings)
                 self._models[spec] = model
-            return model
+            # Each call's tokens reach the run making it (`core.observability.usage`).
+            return relayed(model)

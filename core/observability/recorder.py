@@ -46,8 +46,12 @@ class RunRecorder:
 
     @property
     def callbacks(self) -> list[BaseCallbackHandler]:
-        """The LangChain callbacks the run is invoked with (usage, and the trace's)."""
-        return [self.usage, *([self._trace] if self._trace else [])]
+        """The LangChain callbacks the run is invoked with: the trace's, when it is traced.
+
+        Token usage reaches `usage` from the models themselves (`collecting`), so an
+        untraced run is invoked with no callbacks at all.
+        """
+        return [self._trace] if self._trace else []
 
     def observe(self, namespace: tuple[str, ...], mode: str, chunk: Any) -> None:
         """Follow one chunk of the run's stream (a nested graph's updates are the planner's)."""

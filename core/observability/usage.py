@@ -8,6 +8,9 @@ reports no usage (the scripted one) as a call all the same.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
 
@@ -67,6 +70,62 @@ class UsageCollector(BaseCallbackHandler):
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Forget a failed call."""
         self._started.pop(run_id, None)
+
+
+_RUN: ContextVar[UsageCollector | None] = ContextVar("agentloop_run_usage", default=None)
+"""The collector of the run the current task belongs to (node tasks inherit it)."""
+
+
+class UsageRelay(BaseCallbackHandler):
+    """A chat model's own callback: hands each call to the collector of the run making it.
+
+    Attached to the models rather than to the run's config, it fires for model calls only:
+    a handler in the run's config makes LangChain set up callbacks for every node, route and
+    channel write of the graph, which cost more than the whole of some turns' own work.
+    """
+
+    run_inline = True
+
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: Any, **kwargs: Any) -> None:
+        """Pass the start of a call on to the run's collector."""
+        collector = _RUN.get()
+        if collector is not None:
+            collector.on_chat_model_start(serialized, messages, **kwargs)
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        """Pass the end of a call on to the run's collector."""
+        collector = _RUN.get()
+        if collector is not None:
+            collector.on_llm_end(response, **kwargs)
+
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+        """Pass a failed call on to the run's collector."""
+        collector = _RUN.get()
+        if collector is not None:
+            collector.on_llm_error(error, **kwargs)
+
+
+RELAY = UsageRelay()
+
+
+@contextmanager
+def collecting(collector: UsageCollector) -> Iterator[None]:
+    """Send the model calls made in this context (its tasks included) to `collector`."""
+    token = _RUN.set(collector)
+    try:
+        yield
+    finally:
+        _RUN.reset(token)
+
+
+def relayed(model: Any) -> Any:
+    """`model` with the relay among its own callbacks (added once)."""
+    callbacks = getattr(model, "callbacks", None)
+    if isinstance(callbacks, list) and RELAY not in callbacks:
+        model.callbacks = [*callbacks, RELAY]
+    elif callbacks is None:
+        model.callbacks = [RELAY]
+    return model
 
 
 def _tool_names(invocation_params: dict[str, Any]) -> list[str]:
