@@ -167,11 +167,9 @@ async def test_an_outage_fails_the_run_clearly_then_the_thread_carries_on(
 
         await asyncio.gather(*outages)  # the server is back
         await reconnected(runner)
-        # The same runner (a long-lived worker) finishes the turn from its last checkpoint:
+        # The same runner (a long-lived worker) carries the turn on from its last checkpoint:
         # the tool call was saved, so the tool runs again and the model answers.
-        resumed = await runner.resume(
-            request("", write_script([{"content": "Rested."}])), {"decision": "approve"}
-        )
+        resumed = await runner.carry_on(request("", write_script([{"content": "Rested."}])))
         later = await runner.run_turn(request("thanks", write_script([{"content": "Anytime."}])))
         history = await runner.history(THREAD)
 

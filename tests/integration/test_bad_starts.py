@@ -1,7 +1,8 @@
 """Every bad start of `agentloop` is one line on stderr and exit 2, with nothing written:
 a database missing or unreachable, a workspace not migrated, an unusable data directory,
 ids no store can hold; long ids are shown shortened; two upgrades at once both succeed;
-an unexpected error is one line (exit 1) and leaves no run `running`."""
+an unexpected error is one line (exit 1) and leaves no run `running`; an empty user is refused
+like an empty thread."""
 
 from __future__ import annotations
 
@@ -295,7 +296,7 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_its_traceback(
     assert "RuntimeError: the renderer broke" in (tmp_path / "data" / "agentloop.log").read_text()
 
 
-def test_an_interrupted_run_is_recorded_failed_not_running(
+def test_an_interrupted_run_is_recorded_interrupted_not_running(
     workspace_url: str, tmp_path: Path, write_script
 ) -> None:
     env = upgraded({"DATABASE_URL": workspace_url, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")})
@@ -303,7 +304,21 @@ def test_an_interrupted_run_is_recorded_failed_not_running(
         "interrupt", "ask", "hi", "--thread", "t", "--model", write_script(HELLO), env=env
     )
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc.stderr
-    assert run_statuses(workspace_url) == ["failed"]
+    assert run_statuses(workspace_url) == ["interrupted"]
+
+
+def test_an_empty_user_is_refused_like_an_empty_thread(
+    workspace_url: str, tmp_path: Path, write_script
+) -> None:
+    env = upgraded({"DATABASE_URL": workspace_url, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")})
+    for args in (
+        ("ask", "hi", "--thread", "t", "--user", "", "--model", write_script(HELLO)),
+        ("resume", "--thread", "t", "--approve", "--user", ""),
+        ("chat", "--thread", "t", "--user", ""),
+    ):
+        line = one_line(agentloop(*args, env=env))
+        assert "a user id must be 1 to 200 characters" in line, line
+    assert run_statuses(workspace_url) == []
 
 
 def test_upgraded_commands_start(tmp_path: Path, write_script) -> None:
