@@ -5,8 +5,10 @@ propose recorded, pauses, then checks the decision (the only place decisions are
 against the proposals as the workspace recorded them, not as the thread's state shows them,
 and records it in the workspace, where the tools node looks for it before any change runs.
 The decider is who sent the run (the server's authenticated user), never a context field.
-A reply typed in the thread ("yes, create it") is read here too: clear phrases without the
-model, anything else by one short model call. A refused decision re-asks with the reason.
+A reply typed in the thread ("yes, create it") is read here too (`nodes/reply_reading.py`)
+and stays in the transcript as a decision; one about something else, from someone who may
+not decide, is answered as an ordinary turn beside the change (`nodes/waiting_change.py`).
+A refused decision re-asks with the reason.
 """
 
 from __future__ import annotations

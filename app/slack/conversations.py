@@ -27,6 +27,7 @@ from app.slack.stop_signals import StopSignals
 from app.slack.stopping import STOPPED, close_stopped_turn
 from app.slack.thread_context import earlier_messages, with_earlier_messages
 from app.slack.threads import SlackThread
+from checkpoints.lanes import LaneLostError
 from core.asker import Asker
 from core.settings_sections import SlackSection
 from graph.runner import Runner, TurnRequest, TurnResult
@@ -150,6 +151,10 @@ class Conversations:
                 # A "yes" or "no" typed while a card waited decided it: the card shows so.
                 decided = {p["proposal_fingerprint"]: incoming.user for p in _proposals(waiting)}
                 await self.cards.settle(thread, decided)
+        except LaneLostError:
+            # The database went away mid-turn: the turn is interrupted, `continue` resumes it.
+            logger.exception("slack turn in %s lost its lane", thread.thread_id)
+            await self._apologize(status, status.run_id, INTERRUPTED)
         except Exception:
             logger.exception("slack turn in %s failed (run %s)", thread.thread_id, status.run_id)
             await self._apologize(status, status.run_id)
@@ -253,9 +258,9 @@ class Conversations:
             run_id = result.run_id if result is not None else status.run_id
             logger.exception("could not post the outcome of run %s in %s", run_id, thread.thread_id)
 
-    async def _apologize(self, status: LiveStatus, run_id: str | None) -> None:
+    async def _apologize(self, status: LiveStatus, run_id: str | None, text: str = "") -> None:
         try:
-            await status.finish(apology(run_id))
+            await status.finish(text or apology(run_id))
         except SlackApiError:
             logger.exception("could not post the apology for run %s", run_id)
 

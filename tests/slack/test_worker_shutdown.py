@@ -1,6 +1,7 @@
-"""SIGTERM stops a Slack HTTP worker cleanly, mid-turn and mid-approval; `continue` carries on.
+"""SIGTERM stops a Slack worker cleanly, mid-turn and mid-approval; `continue` carries on.
 
-A real `agentloop slack --http` process answers a mention (or an Approve click) and is sent
+A real `agentloop slack --http` process (and one in Socket Mode, whose socket closes first)
+answers a mention (or an Approve click) and is sent
 SIGTERM while the turn's model call is under way, longer than the grace period: the worker
 tells the thread it had to stop, records the run `interrupted` (none is left `running`) and
 exits 0. The approved change is made once. A new worker then carries the turn on when the
@@ -13,6 +14,7 @@ import asyncio
 import json
 import signal
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from checkpoints.savers import setup_checkpointer
 from core.db.engine import sync_url
 from core.settings import Settings
 from tests.slack.conftest import SECRET
-from tests.slack.test_workers import free_port, start_worker, wait_listening, worker_env
+from tests.slack.test_workers import ROOT, free_port, start_worker, wait_listening, worker_env
 from tests.support.slack_api import MockSlackApi
 from tests.support.slack_sender import SlackSender, click, mention, message
 from tests.support.task_scripts import CREATE, TITLE
@@ -77,6 +79,13 @@ class Worker:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(10)
+
+
+def start_socket_mode(env: dict[str, str]) -> subprocess.Popen[str]:
+    """Start `agentloop slack` in Socket Mode; its stderr says when it is connected."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.slack"], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
+    )
 
 
 def rows(workspace_url: str, statement: str) -> list[Any]:
@@ -154,3 +163,29 @@ async def test_sigterm_mid_approval_makes_the_change_once_and_continue_finishes_
             second.stop()
     assert rows(workspace_url, tasks) == [(1,)]
     assert rows(workspace_url, running) == [(0,)]
+
+
+async def test_sigterm_mid_turn_in_socket_mode_closes_the_socket_and_stops_cleanly(
+    workspace_url: str, tmp_path: Path, checkpoints: None
+) -> None:
+    with MockSlackApi() as api:
+        worker = Worker(workspace_url, tmp_path, api, "socket")
+        worker.script.write_text(json.dumps([{"content": "Too late.", "delay_s": SLOW}]))
+        env = {**worker.env, "SLACK_APP_TOKEN": "xapp-test"}
+        worker.process = start_socket_mode(env)
+        try:
+            assert worker.process.stderr is not None
+            line = await asyncio.wait_for(asyncio.to_thread(worker.process.stderr.readline), 60)
+            assert "connected in Socket Mode" in line, line
+            body = worker.sender.event_body(
+                mention("C1", "U0GRACE", "who owns Garlic Press?", "920.2", "920.1")
+            )
+            await asyncio.to_thread(api.push, body)
+            await worker.model_called(1)
+            assert await worker.terminated() == 0
+        finally:
+            worker.stop()
+        assert INTERRUPTED in api.texts("C1"), api.texts("C1")
+        [socket] = api.sockets
+        assert socket.closed
+    assert rows(workspace_url, "select status from agent_runs") == [("interrupted",)]
