@@ -92,12 +92,14 @@ def chat(
 
 
 async def _chat(settings: Settings, base: TurnRequest) -> int:
+    repl = _Repl()
     try:
-        async with Runner.open(settings) as runner:
-            runner.check_model(base.model)
-            repl = _Repl(runner)
-            with on_sigterm(repl.stop) as stopping:
-                repl.stopping = stopping
+        # SIGTERM is handled until the runner closed (its audit rows written).
+        with on_sigterm(repl.stop) as stopping:
+            repl.stopping = stopping
+            async with Runner.open(settings) as runner:
+                repl.runner = runner
+                runner.check_model(base.model)
                 await warmed(runner, base.model, err)
                 while (message := await repl.read("[bold green]you>[/] ")) is not None:
                     if not message:
@@ -114,19 +116,21 @@ async def _chat(settings: Settings, base: TurnRequest) -> int:
 class _Repl:
     """The conversation's prompts and turns; a stop ends it at its next prompt."""
 
-    def __init__(self, runner: Runner) -> None:
-        self.runner = runner
+    def __init__(self) -> None:
+        self.runner: Runner | None = None
         self.stopping: StopRequest | None = None
         self._prompt: asyncio.Future[str] | None = None
 
     async def stop(self) -> None:
         """After SIGTERM: the turn in flight ends (or is interrupted), a prompt is left."""
-        await self.runner.shutdown()
+        if self.runner is not None:
+            await self.runner.shutdown()
         if self._prompt is not None:
             self._prompt.cancel()
 
     async def exchange(self, request: TurnRequest) -> None:
         """Run a message's turn, then ask about any change it proposes until none waits."""
+        assert self.runner is not None, "exchanges run once the runner is open"
         note = waiting(request.thread_id)
         with LiveStatus(err) as status:
             result = await self.runner.run_turn(request, status, note)

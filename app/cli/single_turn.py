@@ -179,10 +179,23 @@ def _finish(result: TurnResult, json_output: bool, stopped: bool = False) -> Non
 async def _once(
     settings: Settings, request: TurnRequest, decision: dict[str, object] | None, live: bool
 ) -> tuple[TurnResult, bool]:
-    """Run one turn (or apply one decision) in a fresh runner; say whether SIGTERM came."""
+    """Run one turn (or apply one decision) in a fresh runner; say whether SIGTERM came.
+
+    SIGTERM is handled from before the runner opens until after it closed (its audit rows
+    written): a process asked to stop runs no new turn, and never dies half closed.
+    """
+    opened: list[Runner] = []
+
+    async def stop() -> None:
+        for runner in opened:
+            await runner.shutdown()
+
     try:
-        async with Runner.open(settings) as runner:
-            with on_sigterm(runner.shutdown) as stop:
+        with on_sigterm(stop) as stopping:
+            async with Runner.open(settings) as runner:
+                opened.append(runner)
+                if stopping.requested:  # while it opened: nothing new runs
+                    await runner.shutdown()
                 if live:
                     await warmed(runner, request.model, err)
                 # The runner holds the thread's lane: another process's run of the same
@@ -195,8 +208,8 @@ async def _once(
                         result = await runner.carry_on(request, status, note)
                     else:
                         result = await runner.resume(request, decision, status, note)
-                await stop.stopped()
-                return result, stop.requested
+                await stopping.stopped()
+            return result, stopping.requested
     except (ModelConfigError, CheckpointerNotReadyError) as exc:
         # Raised before the thread is touched: the message was not sent.
         raise cannot_open(settings, exc) from None

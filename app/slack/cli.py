@@ -70,8 +70,9 @@ async def serve(
     async def stop() -> None:
         asked_to_stop.set()
 
-    async with open_slack(settings, slack, socket_mode=not http) as runtime:
-        with on_sigterm(stop):
+    # Handled until everything closed (the audit written): the app never dies half closed.
+    with on_sigterm(stop):
+        async with open_slack(settings, slack, socket_mode=not http) as runtime:
             await _serve(runtime, slack, http=http, host=host, port=port, until=asked_to_stop)
             if asked_to_stop.is_set():
                 interrupted = await runtime.shutdown()
