@@ -1,8 +1,7 @@
 """Every bad start of `agentloop` is one line on stderr and exit 2, with nothing written:
 a database missing or unreachable, a workspace not migrated, an unusable data directory,
 ids no store can hold; long ids are shown shortened; two upgrades at once both succeed;
-an unexpected error is one line (exit 1) and leaves no run `running`; an empty user is refused
-like an empty thread."""
+an unexpected error is one line (exit 1) and leaves no run `running`."""
 
 from __future__ import annotations
 
@@ -305,20 +304,6 @@ def test_an_interrupted_run_is_recorded_interrupted_not_running(
     )
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc.stderr
     assert run_statuses(workspace_url) == ["interrupted"]
-
-
-def test_an_empty_user_is_refused_like_an_empty_thread(
-    workspace_url: str, tmp_path: Path, write_script
-) -> None:
-    env = upgraded({"DATABASE_URL": workspace_url, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")})
-    for args in (
-        ("ask", "hi", "--thread", "t", "--user", "", "--model", write_script(HELLO)),
-        ("resume", "--thread", "t", "--approve", "--user", ""),
-        ("chat", "--thread", "t", "--user", ""),
-    ):
-        line = one_line(agentloop(*args, env=env))
-        assert "a user id must be 1 to 200 characters" in line, line
-    assert run_statuses(workspace_url) == []
 
 
 def test_upgraded_commands_start(tmp_path: Path, write_script) -> None:
