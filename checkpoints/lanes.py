@@ -1,6 +1,9 @@
 """One run at a time per thread: Postgres advisory locks across workers, asyncio locks within one.
 
-Every runner call for a thread is made inside `Lanes.hold(thread_id)`. Within a process an
+The runner makes every call for a thread inside `Lanes.hold(thread_id)`; a surface that
+needs more than one call in a row to see the thread unchanged holds the lane around them,
+and the runner's own hold inside is then the same lane (a hold is re-entrant within a task
+and the tasks it starts). Within a process an
 `asyncio.Lock` per thread queues messages in arrival order (and keeps a waiting message from
 holding a database connection); with the Postgres checkpointer, session-level advisory
 locks keyed by hashes of the thread id then serialize the thread across worker processes
@@ -23,8 +26,11 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import psycopg
@@ -43,6 +49,19 @@ LOCKS = 2
 
 class LaneLostError(RuntimeError):
     """Both of a lane's connections were lost while it was held: its turn was stopped."""
+
+
+@dataclass
+class Lane:
+    """A held lane: `lost` once both its connections were lost (its turn is being stopped)."""
+
+    thread_id: str
+    lost: bool = False
+
+
+_NONE_HELD: Mapping[str, Lane] = MappingProxyType({})
+_HELD: ContextVar[Mapping[str, Lane]] = ContextVar("agentloop_lanes_held", default=_NONE_HELD)
+"""The lanes the running task (or a task that started it) holds, by thread id."""
 
 
 def lock_key(thread_id: str, n: int = 0) -> int:
@@ -99,12 +118,29 @@ class Lanes:
         return self._users.get(thread_id, 0) > 0
 
     @asynccontextmanager
-    async def hold(self, thread_id: str, on_wait: OnWait | None = None) -> AsyncIterator[None]:
+    async def hold(self, thread_id: str, on_wait: OnWait | None = None) -> AsyncIterator[Lane]:
         """Hold the thread's lane for the block; `on_wait` runs once if the lane is busy.
+
+        Within a block that holds the lane already, this is that lane (nothing is taken).
 
         Raises:
             LaneLostError: both of the lane's connections were lost; the block was cancelled.
         """
+        held = _HELD.get()
+        if thread_id in held:
+            yield held[thread_id]
+            return
+        lane = Lane(thread_id)
+        token = _HELD.set(MappingProxyType({**held, thread_id: lane}))
+        try:
+            async with self._held(lane, on_wait):
+                yield lane
+        finally:
+            _HELD.reset(token)
+
+    @asynccontextmanager
+    async def _held(self, lane: Lane, on_wait: OnWait | None) -> AsyncIterator[None]:
+        thread_id = lane.thread_id
         lock = self._locks.setdefault(thread_id, asyncio.Lock())
         self._users[thread_id] = self._users.get(thread_id, 0) + 1
         try:
@@ -122,11 +158,11 @@ class Lanes:
                     ]
                     keys = [lock_key(thread_id, n) for n in range(LOCKS)]
                     await _take(conns, keys, None if waited else on_wait)
-                    watch = _Watch(thread_id, conns)
+                    watch = _Watch(lane, conns)
                     try:
                         yield
                     except asyncio.CancelledError as exc:
-                        if watch.stopped_turn and asyncio.current_task().uncancel() == 0:  # type: ignore[union-attr]
+                        if lane.lost and asyncio.current_task().uncancel() == 0:  # type: ignore[union-attr]
                             raise LaneLostError(
                                 f"lost the lane of thread {thread_id}: its turn was stopped"
                             ) from exc
@@ -174,9 +210,9 @@ class _Watch:
     end of file); reading what arrived tells a lost connection from a notice.
     """
 
-    def __init__(self, thread_id: str, conns: list[Any]) -> None:
-        self.thread_id = thread_id
-        self.stopped_turn = False
+    def __init__(self, lane: Lane, conns: list[Any]) -> None:
+        self.lane = lane
+        self.thread_id = lane.thread_id
         self._task = asyncio.current_task()
         self._loop = asyncio.get_running_loop()
         self._watched: dict[int, Any] = {}
@@ -203,7 +239,7 @@ class _Watch:
             return
         logger.error("thread %s lost its lane; its turn is stopped", self.thread_id)
         if self._task is not None:
-            self.stopped_turn = True
+            self.lane.lost = True
             self._task.cancel()
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.json_schema import SkipJsonSchema
 
 from core.settings import GuardMode, Settings, get_settings
@@ -26,6 +26,10 @@ ContextType = Literal["general", "client", "task", "task_create", "audit"]
 CONTEXT_TYPES: tuple[str, ...] = get_args(ContextType)
 DEFAULT_USER = "local-user"
 """The asker of a run that names nobody (a Studio or SDK run without a user in its context)."""
+
+
+class InvalidRunContext(ValueError):
+    """A run context value that is not allowed: one line naming the field and why."""
 
 
 def _deployment(name: str) -> Any:
@@ -83,6 +87,17 @@ class RunContext(BaseModel):
     """When this invocation must end (epoch seconds), set by the runner for each one; None:
     the deadline the turn set when it opened (a Studio run)."""
 
+    def __init__(self, **values: Any) -> None:
+        """Build the context (LangGraph builds it from a run's `context` this way).
+
+        Raises:
+            InvalidRunContext: a value is not allowed (one line: which field, and why).
+        """
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise InvalidRunContext(_one_line(exc)) from exc
+
     @classmethod
     def from_settings(cls, settings: Settings, **per_run: Any) -> RunContext:
         """Return a run's context: these settings' values, then the run's own."""
@@ -99,6 +114,21 @@ class RunContext(BaseModel):
         later still: each invocation gets its own time budget, not what is left of the turn's.
         """
         return self.deadline or turn_deadline or time.time() + self.turn_timeout_s
+
+
+def _one_line(exc: ValidationError) -> str:
+    """The context's problems in one line: the fields a caller set and what is wrong with them.
+
+    A deployment field is filled from the caller's model, so any problem also leaves those
+    unfilled; that is no problem of theirs.
+    """
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or 'context'}: "
+        f"{error['msg'][:1].lower()}{error['msg'][1:]} (got {error.get('input')!r})"
+        for error in exc.errors()
+        if error["type"] != "default_factory_not_called"
+    ]
+    return "invalid run context: " + "; ".join(problems or ["it could not be read"])
 
 
 def deployment_values(settings: Settings, model: str | None) -> dict[str, Any]:

@@ -139,6 +139,12 @@ class Settings(BaseSettings):
     max_rounds: int = Field(default=6, ge=1, description="act↔tools rounds per turn.")
     turn_timeout_s: float = Field(default=90.0, gt=0, description="Wall time of one turn.")
     tool_timeout_s: float = Field(default=20.0, gt=0, description="Wall time of one tool call.")
+    shutdown_grace_s: float = Field(
+        default=8.0,
+        ge=0,
+        description="On SIGTERM, how long the turns in flight get to end before they are "
+        "interrupted (recorded `interrupted`, resumable); under `docker stop`'s 10 s.",
+    )
     verify_max_attempts: int | None = Field(
         default=None,
         ge=1,

@@ -93,6 +93,21 @@ class ConfirmationRequest(TypedDict, total=False):
     """Set when the previous decision was refused: what to do instead."""
 
 
+class SetAside(TypedDict):
+    """A change left waiting while a message from someone who may not decide it is answered.
+
+    The wave's AI message leaves the transcript meanwhile (its calls have no results yet);
+    finalize puts it back last, with the bookkeeping of the turn it belongs to, and the
+    change waits again.
+    """
+
+    message: dict[str, Any]
+    """The AI message with the calls (`message_to_dict`)."""
+    pending: ConfirmationRequest
+    turn: dict[str, Any]
+    """The waiting turn's own keys (its asker, run id, counters, sources), as they were."""
+
+
 ExecutionMode = Literal["auto_execute", "draft_only", "agent_review"]
 PlanStatus = Literal["drafted", "pending_review", "rejected", "needs_changes", "executed"]
 
@@ -151,6 +166,8 @@ class AgentState(TypedDict, total=False):
     """How many times this thread's history was compacted."""
     plans: Annotated[dict[str, PlanRecord], merge_plans]
     """Plans the planner drafted in this thread, by plan id (a draft waits here for review)."""
+    set_aside: SetAside | None
+    """A change left waiting while someone else's message is answered (None: none)."""
 
 
 @with_config(ConfigDict(use_attribute_docstrings=True))
@@ -250,6 +267,9 @@ class ConfirmUpdate(TypedDict, total=False):
     decisions: dict[str, Decision]
     pending: ConfirmationRequest | None
     deadline: float
+    set_aside: SetAside | None
+    status: TurnStatus
+    final_text: str
 
 
 class VerifyUpdate(TypedDict, total=False):
@@ -263,8 +283,10 @@ class VerifyUpdate(TypedDict, total=False):
 
 
 class FinalizeUpdate(TypedDict, total=False):
-    """What finalize writes."""
+    """What finalize writes (and, putting a change set aside back, `SetAside.turn`'s keys)."""
 
     messages: list[AnyMessage]
     status: TurnStatus
     final_text: str
+    pending: ConfirmationRequest | None
+    set_aside: SetAside | None

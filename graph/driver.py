@@ -14,13 +14,13 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import psycopg
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command, Durability, Interrupt, StreamMode
+from langgraph.types import Command, Durability, StreamMode
 
 from checkpoints.postgres_saver import PooledPostgresSaver
 from checkpoints.retention import Retention
@@ -33,6 +33,8 @@ from core.observability.tracing import Tracing, trace_id_for
 from core.observability.usage import collecting
 from core.run_context import RunContext
 from core.settings import DEFAULT_VERIFY_ATTEMPTS, Settings
+from graph.endings import Ending, checks_failed, failure_reason
+from graph.in_flight import Invocation
 from graph.remote import RemoteAgent
 from graph.results import TurnRequest, TurnResult, result_of
 from prompts import replies
@@ -41,8 +43,9 @@ logger = logging.getLogger(__name__)
 
 EventSink = Callable[[dict[str, Any]], Awaitable[None] | None]
 
-# Beyond the in-graph deadline, a hard stop for a run stuck outside any node's control.
-WATCHDOG_GRACE_S = 15.0
+# Beyond the in-graph deadline, a hard stop for a run stuck outside any node's control
+# (the nodes' own calls end at the deadline: a blocking one is abandoned there).
+WATCHDOG_GRACE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ class Lineage:
     parent_run_id: str | None = None
     actor: str | None = None
     """Who the run acts for; None: the person sending the request."""
+    decides: bool = True
+    """Whether a resume carries a decision (False: it carries on an interrupted turn)."""
 
 
 class Driver:
@@ -133,16 +138,22 @@ class Driver:
         durability: Durability,
         on_event: EventSink | None,
         lineage: Lineage,
+        invocation: Invocation | None = None,
     ) -> TurnResult:
-        """Run one invocation to its end and return its outcome (never raises for the run)."""
-        info = self._info(request, lineage)
+        """Run one invocation to its end and return its outcome.
+
+        Never raises for the run, except a cancellation, which is recorded first.
+        """
+        invocation = invocation or Invocation()
+        info = self._info(request, lineage, invocation.run_id)
         run_id, trace_id, actor = info.run_id, info.trace_id, info.user_id
         recorder = await RunRecorder.start(info, self.audit, self.tracing, graph_input)
+        invocation.started = True
         config = self.config_for(request.thread_id, run_id, actor, trace_id)
         config["callbacks"] = recorder.callbacks
         config["run_name"] = "agent-resume" if lineage.kind == "resume" else "agent-turn"
         context = self.context_for(request, run_id)
-        ending = _Ending()
+        ending = Ending()
         await emit(
             on_event,
             events.run_started(run_id, request.thread_id, trace_id, lineage.parent_run_id),
@@ -180,31 +191,40 @@ class Driver:
             )
         except Exception as exc:
             failed = await self._failed(request.thread_id, run_id, exc, on_event)
-            recorder.finish(failed.status, failed.text, _reason(exc))
+            recorder.finish(failed.status, failed.text, failure_reason(exc))
             return failed
         except BaseException as exc:
-            # Cancelled or interrupted (Ctrl-C, a stopped task): the run ends here, so its
-            # row says failed instead of staying `running` until the thread's next run.
-            recorder.finish("failed", "", f"stopped: {type(exc).__name__}")
+            # Cancelled (a stopping process, a lost lane, Ctrl-C, a person's stop): the run
+            # ends here and says so, instead of staying `running` until the thread's next
+            # run; the thread keeps its last saved step, which a resume carries on.
+            cause = invocation.stop_cause() or type(exc).__name__
+            recorder.finish("interrupted", "", f"stopped: {cause}")
             raise
-        recorder.finish(result.status, result.text)
+        recorder.finish(result.status, result.text, checks_failed(ending.values))
         await emit(on_event, events.run_completed(run_id, result.status))
         return result
 
-    async def refuse(self, request: TurnRequest, lineage: Lineage, refusal: str) -> TurnResult:
+    async def refuse(
+        self,
+        request: TurnRequest,
+        lineage: Lineage,
+        refusal: str,
+        invocation: Invocation | None = None,
+    ) -> TurnResult:
         """Record a decision refused before anything ran, as a run that ended `refused`.
 
         Who tried to decide stays on record, and, like any run of the thread that ends, it
-        closes the runs a killed process left `running` (the surfaces hold the thread's lane).
+        closes the runs a killed process left `running` (the runner holds the thread's lane).
         """
-        info = self._info(request, lineage)
+        invocation = invocation or Invocation()
+        info = self._info(request, lineage, invocation.run_id)
+        invocation.started = True
         if self.audit is not None:
             self.audit.finish(await self.audit.start(info), status="refused", output_text=refusal)
         return TurnResult(request.thread_id, info.run_id, "refused", refusal)
 
-    def _info(self, request: TurnRequest, lineage: Lineage) -> RunInfo:
-        """Who runs what for a new invocation, under a new run id."""
-        run_id = str(uuid.uuid4())
+    def _info(self, request: TurnRequest, lineage: Lineage, run_id: str) -> RunInfo:
+        """Who runs what for a new invocation, under its run id."""
         return RunInfo(
             run_id=run_id,
             thread_id=request.thread_id,
@@ -214,7 +234,7 @@ class Driver:
             trace_id=trace_id_for(lineage.parent_run_id or run_id),
             kind=lineage.kind,
             parent_run_id=lineage.parent_run_id,
-            decided_by=request.user_id if lineage.kind == "resume" else None,
+            decided_by=request.user_id if lineage.kind == "resume" and lineage.decides else None,
             channel=request.channel,
             input_text=request.message,
             model=request.model or self.settings.model_spec(),
@@ -232,7 +252,7 @@ class Driver:
             logger.warning("could not save the held writes of thread %s", thread_id, exc_info=True)
 
     async def _result(
-        self, ending: _Ending, config: RunnableConfig, thread_id: str, run_id: str
+        self, ending: Ending, config: RunnableConfig, thread_id: str, run_id: str
     ) -> TurnResult:
         if ending.values is not None:
             return result_of(ending.values, ending.interrupts, thread_id, run_id)
@@ -257,32 +277,9 @@ class Driver:
             text = replies.storage_unavailable(run_id)
         else:
             logger.exception("run %s failed", run_id)
-            text = replies.run_failed(run_id, _reason(exc))
-        await emit(on_event, events.run_failed(run_id, _reason(exc)))
+            text = replies.run_failed(run_id, failure_reason(exc))
+        await emit(on_event, events.run_failed(run_id, failure_reason(exc)))
         return TurnResult(thread_id=thread_id, run_id=run_id, status="failed", text=text)
-
-
-@dataclass
-class _Ending:
-    """How a run ends, gathered from its stream: the final state, what waits, its steps."""
-
-    values: dict[str, Any] | None = None
-    interrupts: list[Interrupt] = field(default_factory=list)
-    steps: int = 0
-
-    def observe(self, namespace: tuple[str, ...], mode: str, chunk: Any) -> None:
-        if mode != "updates" or namespace or not isinstance(chunk, dict):
-            return
-        self.steps += 1
-        self.interrupts.extend(chunk.get("__interrupt__") or ())
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, ModelConfigError | CheckpointerNotReadyError):
-        return str(exc)
-    if isinstance(exc, TimeoutError):
-        return "timeout"
-    return f"{type(exc).__name__}: {exc}"
 
 
 async def emit(sink: EventSink | None, event: dict[str, Any]) -> None:

@@ -19,9 +19,11 @@ from core.messages import calls_of, result_data
 from core.state import AgentState, ConfirmationRequest
 from prompts import confirmation
 
-RunStatus = Literal["completed", "needs_confirmation", "refused", "capped", "failed"]
+RunStatus = Literal["completed", "needs_confirmation", "refused", "capped", "failed", "interrupted"]
 """`refused`: a decision that could not be applied (nothing pending, not allowed, expired);
-`capped`: a limit (tool calls, rounds, time) ended the turn before its answer."""
+`capped`: a limit (tool calls, rounds, time) ended the turn before its answer;
+`interrupted`: the process stopped, or lost its database, mid-turn: the thread keeps its last
+saved step, and a resume carries it on (`Runner.carry_on`)."""
 CallStatus = Literal["ok", "error", "refused", "rejected", "not_confirmed", "pending_confirmation"]
 
 MAX_THREAD_ID = 256
@@ -116,6 +118,10 @@ def result_of(
     refusal = next((i["error"] for i in interrupts if i.get("error")), None)
     if refusal:
         return TurnResult(thread_id, turn_run_id, "refused", refusal, records, interrupts)
+    if interrupts and state.get("final_text"):
+        # A message answered beside a change that still waits for its own asker: this run
+        # is the answer (its own run id), and the change waits as it did.
+        return TurnResult(thread_id, run_id, "completed", state["final_text"], [], interrupts)
     if interrupts:
         proposed = [p for item in interrupts for p in item.get("proposals", [])]
         text = confirmation.ask(proposed)

@@ -1,9 +1,11 @@
 """The one entry point every surface calls: run a turn, apply a decision, read a thread.
 
 The runner opens what a deployment needs (checkpointer, workspace database, audit,
-tracing), hands each invocation to the driver, and speaks the surfaces' language: a message
-in a thread, a decision on what the thread waits for. Decisions themselves are checked in
-the graph (the confirm node), the same way for every surface.
+tracing, the threads' lanes), hands each invocation to the driver, and speaks the surfaces'
+language: a message in a thread, a decision on what the thread waits for, carrying on a
+turn that was interrupted. Every call that runs the graph holds the thread's lane, so no
+caller can fork a thread's checkpoints. Decisions themselves are checked in the graph (the
+confirm node), the same way for every surface.
 """
 
 from __future__ import annotations
@@ -19,18 +21,21 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, Durability, StateSnapshot
 
 from checkpoints import tables
+from checkpoints.lanes import Lanes, OnWait
 from checkpoints.savers import open_checkpointer
-from core.asker import Asker, stamp
+from core.asker import stamp
 from core.db.engine import Database, open_database
-from core.db.people import role_of
 from core.models import ModelResolver
 from core.observability.audit import AuditLog
 from core.observability.tracing import Tracing
 from core.settings import Settings
 from core.state import OPENING_NODES, ConfirmationRequest
 from core.text import clean_text
+from graph import cut_off
+from graph.blocking_calls import abandon_blocking_calls
 from graph.builder import build_graph
 from graph.driver import Driver, EventSink, Lineage
+from graph.in_flight import InFlight, Invocation
 from graph.remote import RemoteAgent
 from graph.results import (
     InvalidRequest,
@@ -40,8 +45,6 @@ from graph.results import (
     TurnResult,
     pending_in,
 )
-from prompts import confirmation
-from tools import proposals
 from tools.registry import ToolRegistry, open_registry, registry_for
 
 __all__ = [
@@ -71,6 +74,7 @@ class Runner:
         db: Database | None = None,
         audit: AuditLog | None = None,
         tracing: Tracing | None = None,
+        lanes: Lanes | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.graph = graph
@@ -80,6 +84,9 @@ class Runner:
         self.registry = registry if registry is not None else registry_for(settings)
         self.models = models or ModelResolver(settings)
         self.db = db
+        self.lanes = lanes or Lanes()
+        """One run at a time per thread (in this process only, unless opened on Postgres)."""
+        self.in_flight = InFlight()
         self.driver = Driver(graph, settings, audit, tracing or Tracing(None))
 
     @classmethod
@@ -99,7 +106,13 @@ class Runner:
         are offered (their sessions close with the runner; `warn` hears of an optional server
         left out). Runs are audited in the workspace database and traced to Langfuse when its
         keys are set (`tracing` overrides); pending audit rows and spans are sent on close.
+        The lanes hold across processes on the PostgreSQL checkpointer.
+
+        Blocking model calls (the local and scripted models) run on the loop's default
+        executor, which this gives threads the process never waits for: a call abandoned at
+        its turn's deadline holds up neither the turn nor the process's exit.
         """
+        abandon_blocking_calls()
         db = open_database(settings)
         models = models or ModelResolver(settings)
         audit = AuditLog(db)
@@ -107,10 +120,12 @@ class Runner:
         parts: dict[str, Any] = {"db": db, "audit": audit, "tracing": tracing}
         try:
             async with (
+                Lanes.open(settings) as lanes,
                 open_registry(settings, *([warn] if warn else []))
                 if registry is None
-                else nullcontext(registry)
-            ) as tools:
+                else nullcontext(registry) as tools,
+            ):
+                parts["lanes"] = lanes
                 if settings.graph_url:
                     remote = RemoteAgent.at(settings.graph_url, settings.graph_api_key)
                     yield cls(remote, settings, tools, models, **parts)
@@ -127,27 +142,80 @@ class Runner:
     def check_model(self, spec: str | None) -> None:
         """Build the run's model now, so a bad model spec fails before the thread is touched.
 
-        Raises:
-            ModelConfigError: the spec names no usable model (one line to show).
+        Raises ModelConfigError (one line to show) when the spec names no usable model.
         """
         if not self.settings.graph_url:  # a server resolves its own models
             self.models.resolve(spec)
 
-    async def run_turn(self, request: TurnRequest, on_event: EventSink | None = None) -> TurnResult:
+    async def run_turn(
+        self,
+        request: TurnRequest,
+        on_event: EventSink | None = None,
+        on_wait: OnWait | None = None,
+    ) -> TurnResult:
         """Run one turn to its end (an answer, a pending confirmation, or a failure).
 
         In a thread waiting on a proposed change the message is the person's reply to it:
         the graph reads it as a decision (approve, reject) or, when it is about something
-        else, drops the proposal and answers it as a new turn.
+        else, answers it as a new turn. `on_wait` runs once if another run holds the thread.
         """
         request = replace(request, message=clean_text(request.message))
         self.check_model(request.model)
+        return await self.in_flight.call(
+            self.lanes, request.thread_id, on_wait, lambda c: self._turn(request, on_event, c)
+        )
+
+    async def resume(
+        self,
+        request: TurnRequest,
+        decision: dict[str, Any],
+        on_event: EventSink | None = None,
+        on_wait: OnWait | None = None,
+    ) -> TurnResult:
+        """Apply a decision (approve / edit / reject) to what the thread waits for.
+
+        The confirm node checks it; a refused decision runs nothing and comes back `refused`.
+        With nothing waiting it is refused, but for an approval that finishes a change
+        approved already whose run was cut off (a crash, a stopped process).
+        """
+        self.check_model(request.model)
+        return await self.in_flight.call(
+            self.lanes,
+            request.thread_id,
+            on_wait,
+            lambda call: self._decide(request, decision, on_event, call),
+        )
+
+    async def carry_on(
+        self,
+        request: TurnRequest,
+        on_event: EventSink | None = None,
+        on_wait: OnWait | None = None,
+    ) -> TurnResult:
+        """Carry on the thread's interrupted turn from its last saved step.
+
+        Only the turn's asker, or a role that may decide on their changes, may; a thread
+        waiting for a decision, or whose last turn ended, is refused with nothing run.
+        """
+        self.check_model(request.model)
+        return await self.in_flight.call(
+            self.lanes, request.thread_id, on_wait, lambda c: self._carry_on(request, on_event, c)
+        )
+
+    async def shutdown(self, grace_s: float | None = None) -> int:
+        """Take no new turns; let those in flight end in the grace period; interrupt the rest."""
+        grace = self.settings.shutdown_grace_s if grace_s is None else grace_s
+        return await self.in_flight.shutdown(grace)
+
+    async def _turn(
+        self, request: TurnRequest, on_event: EventSink | None, call: Invocation
+    ) -> TurnResult:
         latest = await tables.latest(self.graph.checkpointer, request.thread_id, "status")
         if latest is None or latest.interrupted:
             pending = pending_in(await self._snapshot(request.thread_id))
             if pending is not None:
                 reply = {"reply": request.message, "decided_at": self.clock()}
-                return await self._resume(request, pending, reply, on_event)
+                return await self._resume(request, pending, reply, on_event, call)
         message = stamp(HumanMessage(content=request.message), request.user_id, request.user_role)
         turn: dict[str, Any] | Command[Any] = {"messages": [message]}
         if latest is not None and (not latest.exists or latest.value not in (None, "running")):
@@ -156,51 +224,47 @@ class Runner:
             # START step. After a turn cut off mid-way the message enters at START instead,
             # which drops what that turn left to run (a Command would run it alongside).
             turn = Command(update=turn, goto=list(OPENING_NODES))
-        return await self.driver.run(turn, request, self.turn_durability, on_event, Lineage())
+        return await self.driver.run(turn, request, self.turn_durability, on_event, Lineage(), call)
 
-    async def resume(
-        self, request: TurnRequest, decision: dict[str, Any], on_event: EventSink | None = None
+    async def _decide(
+        self,
+        request: TurnRequest,
+        decision: dict[str, Any],
+        on_event: EventSink | None,
+        call: Invocation,
     ) -> TurnResult:
-        """Apply a decision (approve / edit / reject) to what the thread waits for.
-
-        The confirm node checks it; a refused decision runs nothing and comes back `refused`.
-        A thread whose approved change was cut off by a crash finishes it on an approval from
-        someone allowed to decide, and refuses anything else.
-        """
-        self.check_model(request.model)
         snapshot = await self._snapshot(request.thread_id)
         pending = pending_in(snapshot)
         if pending is not None:
-            return await self._resume(request, pending, decision, on_event)
-        lineage = Lineage("resume", snapshot.values.get("run_id") or None)
-        if not snapshot.next:
-            return await self.driver.refuse(request, lineage, confirmation.nothing_pending())
-        refusal = await self._continuation_refusal(snapshot, request, decision)
-        if refusal is not None:
-            return await self.driver.refuse(request, lineage, refusal)
-        # An approved run that died before it finished (a crash, a killed worker): finish it
+            return await self._resume(request, pending, decision, on_event, call)
+        # An approved run cut off before it finished (a crash, a stopped worker) is finished
         # from its last checkpoint; the mutation's key stops a second write.
-        return await self.driver.run(None, request, "sync", on_event, lineage)
+        refusal = await cut_off.decision_refusal(
+            self.db, self.settings, snapshot, request, decision
+        )
+        return await self._continue(request, snapshot, refusal, True, on_event, call)
 
-    async def _continuation_refusal(
-        self, snapshot: StateSnapshot, request: TurnRequest, decision: dict[str, Any]
-    ) -> str | None:
-        """Why a decision may not finish the approved change a crash cut off (None: it may)."""
-        asker = snapshot.values.get("asker") or {}
-        actor = str(asker.get("user_id") or request.user_id)
-        role = await role_of(self.db, request.user_id, request.user_role)
-        decider = Asker(request.user_id, role)
-        if not proposals.may_decide(decider, actor, self.settings.approver_roles):
-            who = proposals.who_may_decide(actor, self.settings.approver_roles)
-            return f"Only {who} can decide on this change; nothing was changed."
-        if decision.get("decision") in ("approve", None):
-            return None
-        approved = [
-            d
-            for d in (snapshot.values.get("decisions") or {}).values()
-            if d.get("decision") in ("approve", "edit")
-        ]
-        return confirmation.already_approved() if approved else confirmation.nothing_pending()
+    async def _carry_on(
+        self, request: TurnRequest, on_event: EventSink | None, call: Invocation
+    ) -> TurnResult:
+        snapshot = await self._snapshot(request.thread_id)
+        refusal = await cut_off.carry_on_refusal(self.db, self.settings, snapshot, request)
+        return await self._continue(request, snapshot, refusal, False, on_event, call)
+
+    async def _continue(
+        self,
+        request: TurnRequest,
+        snapshot: StateSnapshot,
+        refusal: str | None,
+        decides: bool,
+        on_event: EventSink | None,
+        call: Invocation,
+    ) -> TurnResult:
+        """Run the thread on from its last checkpoint, or record why it may not."""
+        lineage = Lineage("resume", snapshot.values.get("run_id") or None, decides=decides)
+        if refusal is not None:
+            return await self.driver.refuse(request, lineage, refusal, call)
+        return await self.driver.run(None, request, "sync", on_event, lineage, call)
 
     async def _resume(
         self,
@@ -208,6 +272,7 @@ class Runner:
         pending: tuple[str, ConfirmationRequest],
         value: dict[str, Any],
         on_event: EventSink | None,
+        call: Invocation,
     ) -> TurnResult:
         interrupt_id, waiting = pending
         value = {"decided_at": self.clock(), **value}
@@ -219,7 +284,12 @@ class Runner:
             waiting.get("actor") or None,
         )
         command: Command[Any] = Command(resume={interrupt_id: value})
-        return await self.driver.run(command, request, "sync", on_event, lineage)
+        return await self.driver.run(command, request, "sync", on_event, lineage, call)
+
+    async def was_cut_off(self, thread_id: str) -> bool:
+        """Whether the thread's last turn was interrupted mid-way (nothing waits on a person)."""
+        snapshot = await self._snapshot(thread_id)
+        return bool(snapshot.next) and pending_in(snapshot) is None
 
     async def pending(self, thread_id: str) -> ConfirmationRequest | None:
         """Return the thread's pending confirmation request, if any."""

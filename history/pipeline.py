@@ -1,6 +1,8 @@
 """The history pipeline run before every model call: limit turns → prune → repair pairing.
 
-It shapes the request only; the checkpointed history keeps every message. A last step
+It shapes the request only; the checkpointed history keeps every message. A decision typed
+in the thread ("yes, create it") is the person's, kept in the transcript but not sent: the
+model learns it from the change's result, right after its call. A last step
 (langchain-core's `trim_messages`) drops the oldest turns if the request would still not
 fit the window, and a saved compaction summary goes at the top.
 """
@@ -24,6 +26,8 @@ from core.messages import calls_of
 from history.pruning import PruningPolicy, prune
 
 MISSING_RESULT = "[Tool result missing -- session was compacted]"
+DECISION_REPLY = "decision_reply"
+"""`additional_kwargs` key of a person's message that decided on a proposed change."""
 SUMMARY_HEADER = "[Previous conversation summary]"
 SUMMARY_ACK = "I understand the context from the summary; let's continue."
 
@@ -36,6 +40,11 @@ class HistoryPolicy:
     """User turns kept (each with its assistant and tool messages)."""
     context_window: int
     """Tokens the model accepts in one request."""
+
+
+def is_decision(message: BaseMessage) -> bool:
+    """Whether the message is a person's decision on a proposed change (not an ask)."""
+    return isinstance(message, HumanMessage) and bool(message.additional_kwargs.get(DECISION_REPLY))
 
 
 def call_ids(message: AIMessage) -> list[str]:
@@ -120,7 +129,7 @@ def prepare(
     fixed = count_tokens_approximately([system], tools=list(tools) or None)
     head = summary_messages(summary)
     fixed += count_tokens_approximately(head) if head else 0
-    history = limit_turns(messages, policy.max_turns)
+    history = limit_turns([m for m in messages if not is_decision(m)], policy.max_turns)
     history = prune(history, PruningPolicy(context_window=policy.context_window), fixed)
     history = repair_pairing(history)
     # Tool schemas can outweigh a small window (a local model renders them compactly

@@ -5,13 +5,14 @@ propose recorded, pauses, then checks the decision (the only place decisions are
 against the proposals as the workspace recorded them, not as the thread's state shows them,
 and records it in the workspace, where the tools node looks for it before any change runs.
 The decider is who sent the run (the server's authenticated user), never a context field.
-A reply typed in the thread ("yes, create it") is read here too: clear phrases without the
-model, anything else by one short model call. A refused decision re-asks with the reason.
+A reply typed in the thread ("yes, create it") is read here too (`nodes/reply_reading.py`)
+and stays in the transcript as a decision; one about something else, from someone who may
+not decide, is answered as an ordinary turn beside the change (`nodes/waiting_change.py`).
+A refused decision re-asks with the reason.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import uuid
@@ -23,11 +24,10 @@ from langchain_core.messages import (
     AnyMessage,
     HumanMessage,
     RemoveMessage,
-    SystemMessage,
     ToolMessage,
 )
 from langgraph.runtime import Runtime
-from langgraph.types import Command, interrupt
+from langgraph.types import Command
 from sqlalchemy.exc import SQLAlchemyError
 
 from core import events
@@ -37,18 +37,19 @@ from core.db.people import role_of
 from core.db.schema_errors import is_unmigrated
 from core.messages import calls_of
 from core.models import ModelResolver
-from core.models.hints import ToolHints, bind_offered
 from core.planner_state import PlannerState
 from core.run_context import RunContext
 from core.state import OPENING_NODES, AgentState, ConfirmationRequest, ConfirmUpdate, Decision
+from history.pipeline import DECISION_REPLY, is_decision
+from nodes import waiting_change
+from nodes.asking import ask
+from nodes.recorded_request import as_recorded
+from nodes.reply_reading import ReplyReader, reply_of
 from prompts import confirmation
-from tools import decision_records, proposal_records, proposals
+from tools import decision_records, proposals
 from tools.registry import ToolRegistry
-from tools.reply_intent import clear_intent
 
 logger = logging.getLogger(__name__)
-
-CLASSIFY_TIMEOUT_S = 30.0
 
 
 class Confirm:
@@ -56,7 +57,7 @@ class Confirm:
 
     def __init__(self, registry: ToolRegistry, models: ModelResolver, db: Database) -> None:
         self._registry = registry
-        self._models = models
+        self._replies = ReplyReader(models)
         self._db = db
 
     async def __call__(
@@ -68,27 +69,35 @@ class Confirm:
         if not request or not request.get("proposals"):
             return Command(goto="tools")
         last = state["messages"][-1]
-        removed: list[AnyMessage | RemoveMessage] = []
-        if isinstance(last, HumanMessage):
+        typed = isinstance(last, HumanMessage) and not is_decision(last)
+        if typed:
             # A message sent to the thread while the change waits (Studio's chat box starts
             # a new run instead of resuming): it is the person's reply to the proposals.
             raw: Any = {"reply": last.text}
-            removed = [RemoveMessage(id=last.id or "")]
         else:
             runtime.stream_writer(
                 events.agent_state("waiting_on_user", confirmation.waiting(request["proposals"]))
             )
-            raw = interrupt(request)
+            raw = await ask(request, runtime)
         caller = caller_of(runtime)
         decider = Asker(caller.user_id, await role_of(self._db, caller.user_id, caller.role))
-        value = await self._read(raw, request, ctx)
+        deadline = ctx.deadline_for(state.get("deadline"))
+        value = await self._replies.read(raw, request, ctx, deadline)
+        if _dismissal(value) and self._may_set_aside(state, request, decider, ctx):
+            # Someone who may not decide wrote about something else: they are answered,
+            # and the change waits for its asker.
+            text = str(value.get("message") or "")
+            return self._opened(waiting_change.set_aside(state, request, text, decider, typed))
+        # A typed reply that decides stays in the transcript (a decision, not an ask).
+        noted = self._noted(raw, last if typed else None, decider)
         checked = request
         if not _dismissal(value):
             # Moving on runs nothing; any other decision is about a change, and is checked
             # against the change as recorded.
-            checked, problem = await self._as_recorded(runtime, request)
+            thread_id = runtime.execution_info.thread_id if runtime.execution_info else None
+            checked, problem = await as_recorded(self._db, thread_id or "", request)
             if problem is not None:
-                return self._refused(checked, problem, removed)
+                return self._refused(checked, problem, noted)
         outcome = proposals.check(
             checked,
             value,
@@ -98,10 +107,13 @@ class Confirm:
             now=time.time(),
         )
         if isinstance(outcome, proposals.Refusal):
-            return self._refused(checked, outcome, removed)
+            return self._refused(checked, outcome, noted)
         if any(d["decision"] == "dismiss" for d in outcome.values()):
             text = str((value.get("message") if isinstance(value, dict) else "") or "")
             dismissed = _dismissed(self._wave(state), text, decider)
+            removed: list[AnyMessage | RemoveMessage] = (
+                [RemoveMessage(id=last.id or "")] if typed else []
+            )
             dismissed["messages"] = [*removed, *dismissed["messages"]]
             return self._moved_on(dismissed)
         try:
@@ -110,108 +122,63 @@ class Confirm:
             if not is_unmigrated(exc):
                 raise
             refusal = proposals.Refusal("unmigrated", confirmation.workspace_not_migrated())
-            return self._refused(checked, refusal, removed)
+            return self._refused(checked, refusal, noted)
         # The decision may come long after the question: what it sets off gets a turn's time.
         update: ConfirmUpdate = {
             "decisions": {**state.get("decisions", {}), **outcome},
             "pending": None,
             "deadline": time.time() + ctx.turn_timeout_s,
         }
-        if removed:
-            update["messages"] = removed
+        if state.get("final_text"):
+            # The answer given meanwhile, beside the waiting change, is over: its turn goes on.
+            update["final_text"], update["status"] = "", "running"
+        if noted:
+            update["messages"] = noted
         return Command(goto="tools", update=update)
 
-    async def _as_recorded(
-        self, runtime: Runtime[RunContext], request: ConfirmationRequest
-    ) -> tuple[ConfirmationRequest, proposals.Refusal | None]:
-        """The request as the workspace recorded its proposals, and why not, if it can't be.
+    def _may_set_aside(
+        self,
+        state: AgentState,
+        request: ConfirmationRequest,
+        sender: Asker,
+        ctx: RunContext,
+    ) -> bool:
+        """Whether a message about something else is answered beside the waiting change.
 
-        A proposal the state shows differently from its record (an edited asker, a forged
-        fingerprint) is refused and shown again as recorded; one with no record is refused.
+        It is when its sender may not decide on the change (the asker moving on drops it),
+        and no other change is set aside already.
         """
-        thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
-        try:
-            records = await proposal_records.recorded(self._db, thread_id, request["proposals"])
-        except SQLAlchemyError as exc:
-            if not is_unmigrated(exc):
-                raise
-            return request, proposals.Refusal("unmigrated", confirmation.workspace_not_migrated())
-        recorded = proposal_records.as_recorded(request, records)
-        if recorded is None:
-            return request, proposals.Refusal("not_recorded", confirmation.unrecorded())
-        if recorded["proposals"] != request["proposals"] or recorded["actor"] != request.get(
-            "actor"
-        ):
-            return recorded, proposals.Refusal("changed", confirmation.not_as_recorded())
-        return recorded, None
+        actor = request.get("actor", "")
+        return not state.get("set_aside") and not proposals.may_decide(
+            sender, actor, ctx.approver_roles
+        )
+
+    def _noted(
+        self, raw: Any, typed: AnyMessage | None, decider: Asker
+    ) -> list[AnyMessage | RemoveMessage]:
+        """The transcript's record of a reply typed as a decision (none for other values)."""
+        if typed is not None:
+            kwargs = {**typed.additional_kwargs, "user_id": decider.user_id}
+            kwargs.update({"user_role": decider.role, DECISION_REPLY: True})
+            return [HumanMessage(content=typed.content, id=typed.id, additional_kwargs=kwargs)]
+        reply = reply_of(raw)
+        if reply is None:
+            return []
+        message = stamp(HumanMessage(content=reply), decider.user_id, decider.role)
+        message.additional_kwargs[DECISION_REPLY] = True
+        return [message]
 
     def _refused(
         self,
         request: ConfirmationRequest,
         refusal: proposals.Refusal,
-        removed: list[AnyMessage | RemoveMessage],
+        noted: list[AnyMessage | RemoveMessage],
     ) -> Command[Any]:
         """Ask again, with the reason the decision was not applied."""
         refused: ConfirmUpdate = {"pending": {**request, "error": refusal.text}}
-        if removed:
-            refused["messages"] = removed
+        if noted:
+            refused["messages"] = noted
         return Command(goto="confirm", update=refused)
-
-    async def _read(self, raw: Any, request: ConfirmationRequest, ctx: RunContext) -> Any:
-        """Turn a typed reply into a decision value; anything else is a decision already."""
-        reply = raw if isinstance(raw, str) else None
-        if isinstance(raw, Mapping) and set(raw) <= {"reply", "decided_at"} and "reply" in raw:
-            reply = str(raw["reply"])
-        if reply is None:
-            return raw
-        intent = clear_intent(reply) or await self._classify(request, reply, ctx)
-        when = (
-            {"decided_at": raw["decided_at"]}
-            if isinstance(raw, Mapping) and "decided_at" in raw
-            else {}
-        )
-        if intent == "approve":
-            return {"decision": "approve", **when}
-        if intent == "reject":
-            return {"decision": "reject", "reason": reply, **when}
-        if intent == "unrelated":
-            return {"decision": "dismiss", "message": reply, **when}
-        return None  # unreadable: refused with the way to answer
-
-    async def _classify(
-        self, request: ConfirmationRequest, reply: str, ctx: RunContext
-    ) -> Literal["approve", "reject", "unrelated"] | None:
-        """Ask the model what an unclear reply means; None when it cannot say in time.
-
-        The meanings are offered as tools and one must be called; a model that answers in
-        text instead is read by its first word. Anything but approve or reject is unrelated.
-        """
-        descriptions = [p["description"] for p in request.get("proposals", [])]
-        prompt = [
-            SystemMessage(content=confirmation.classify_system(descriptions)),
-            HumanMessage(content=reply),
-        ]
-        model = bind_offered(
-            self._models.resolve(ctx.model),
-            confirmation.meaning_tools(),
-            ToolHints(examples=confirmation.meaning_examples()),
-            tool_choice="required",
-        )
-        try:
-            answer = await asyncio.wait_for(model.ainvoke(prompt), timeout=CLASSIFY_TIMEOUT_S)
-        except TimeoutError:
-            logger.warning("confirm: the reply classifier timed out")
-            return None
-        if answer.tool_calls:
-            verdict = answer.tool_calls[0]["name"]
-        else:
-            words = answer.text.strip().lower().split(maxsplit=1)
-            verdict = words[0].strip(".,!\"'") if words else ""
-        if verdict == "approve":
-            return "approve"
-        if verdict == "reject":
-            return "reject"
-        return "unrelated"
 
     async def _record(
         self,
@@ -229,6 +196,10 @@ class Confirm:
 
     def _moved_on(self, update: ConfirmUpdate) -> Command[Any]:
         """The person moved on: their message opens a turn."""
+        return self._opened(update)
+
+    @staticmethod
+    def _opened(update: ConfirmUpdate) -> Command[Any]:
         return Command(goto=OPENING_NODES, update=update)
 
 
@@ -251,6 +222,22 @@ class PlannerConfirm(Confirm):
 
     def _moved_on(self, update: ConfirmUpdate) -> Command[Any]:
         return Command(graph=Command.PARENT, goto=OPENING_NODES, update=update)
+
+    def _may_set_aside(
+        self,
+        state: AgentState,
+        request: ConfirmationRequest,
+        sender: Asker,
+        ctx: RunContext,
+    ) -> bool:
+        # The planner's wave lives in its own state: a teammate's message is refused here.
+        return False
+
+    def _noted(
+        self, raw: Any, typed: AnyMessage | None, decider: Asker
+    ) -> list[AnyMessage | RemoveMessage]:
+        # The planner's messages go to its model as they are: the decision is its result.
+        return []
 
 
 def _dismissal(value: Any) -> bool:

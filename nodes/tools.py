@@ -12,8 +12,9 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.runtime import Runtime
@@ -26,6 +27,7 @@ from core.db.schema_errors import is_unmigrated
 from core.messages import Call, calls_of
 from core.run_context import RunContext
 from core.state import AgentState, Decision, ToolsUpdate
+from history.pipeline import is_decision
 from prompts import confirmation, replies
 from tools import decision_records, proposal_records, proposals, retention
 from tools.declaration import Tool, ToolArgumentsError, ToolContext, ToolFailure
@@ -34,6 +36,7 @@ from tools.registry import ToolRegistry
 logger = logging.getLogger(__name__)
 
 Outcome = Literal["ok", "error", "timeout", "refused", "rejected", "capped"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,8 @@ class Tools:
     async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> ToolsUpdate:
         """Execute the wave; calls past a cap are answered without running."""
         ctx = runtime.context
-        message = state["messages"][-1]
+        # The wave's AI message is the last, but for a decision typed in the thread after it.
+        message = next(m for m in reversed(state["messages"]) if not is_decision(m))
         assert isinstance(message, AIMessage), "tools runs only after an AI message with calls"
         calls = calls_of(message)
         rounds = state.get("rounds", 0) + 1
@@ -177,8 +181,10 @@ class Tools:
             return _error(f"invalid arguments for {tool.name}: {exc}")
         timeout = min(tool.timeout_s or ctx.tool_timeout_s, max(deadline - time.time(), 0.0))
         try:
-            data = await asyncio.wait_for(tool.run(args, tool_ctx), timeout=timeout)
+            data = await _within(tool.run(args, tool_ctx), timeout)
         except TimeoutError:
+            if tool.mutating:
+                return _Result(replies.change_timed_out(tool.name, timeout), "timeout")
             return _Result(f"error: {tool.name} timed out after {timeout:.1f} s", "timeout")
         except ToolFailure as exc:
             return _error(str(exc))
@@ -227,6 +233,33 @@ class Tools:
             return None
         asker = found.proposal["actor"]
         return replace(tool_ctx, user_id=asker, user_role=found.role, idempotency_key=key)
+
+
+async def _within(work: Coroutine[Any, Any, T], seconds: float) -> T:
+    """Await `work` for at most `seconds`; past that, cancel it and walk away.
+
+    `asyncio.wait_for` waits for the cancelled call to unwind, which a call stuck in its
+    clean-up (a driver waiting on a lock) may take long to do: the turn's deadline does
+    not wait with it. What the abandoned call returns later goes nowhere (its ToolMessage
+    is the timeout); a change it still makes is made under its key, so the same decision
+    carried out again replays it instead of making it twice.
+    """
+    task = asyncio.ensure_future(work)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if task in done:
+        return task.result()
+    task.cancel()
+    task.add_done_callback(_abandoned)
+    raise TimeoutError
+
+
+def _abandoned(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning("an abandoned tool call failed", exc_info=task.exception())
 
 
 def _undecided(pending_error: str) -> _Result:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from langchain_core.messages import (
     AIMessage,
@@ -100,11 +101,13 @@ class Verify:
             SystemMessage(judge.system()),
             HumanMessage(judge.request(evidence.question, shown[:EVIDENCE_CHARS], draft)),
         ]
+        deadline = ctx.deadline_for(state.get("deadline"))
+        timeout = max(min(JUDGE_TIMEOUT_S, deadline - time.time()), 0.001)
         try:
-            verdict = await asyncio.wait_for(model.ainvoke(request), timeout=JUDGE_TIMEOUT_S)
+            verdict = await asyncio.wait_for(model.ainvoke(request), timeout=timeout)
         except TimeoutError:
-            # The judge is a second opinion after the rules passed; a slow one does not
-            # hold the answer back.
+            # The judge is a second opinion after the rules passed; a slow one (or one past
+            # the turn's deadline) does not hold the answer back.
             logger.warning("verify: the judge timed out; the answer stands on the rules")
             return []
         text = verdict.text.strip()

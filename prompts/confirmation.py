@@ -67,6 +67,36 @@ def nothing_pending() -> str:
     return "There's nothing waiting for your approval in this thread, so nothing was changed."
 
 
+def nothing_pending_cut_off(carry_on: str) -> str:
+    """A decision arrived for a thread whose last turn was cut off with no change approved."""
+    return (
+        f"{nothing_pending()} Its last turn was interrupted before it finished, with no "
+        f"change approved; `{carry_on}` carries it on."
+    )
+
+
+def no_decision() -> str:
+    """A run resumed a waiting change without a decision (a resume of `{}` or `null`)."""
+    return (
+        "That carried no decision, so the change is still waiting and nothing was changed. "
+        'A decision looks like {"decision": "approve"}, {"decision": "reject", "reason": "…"} '
+        'or {"decision": "edit", "args": {…}}, or a reply such as "yes" or "no".'
+    )
+
+
+def waiting_not_interrupted() -> str:
+    """A carry-on asked of a thread that is waiting for a decision, not interrupted."""
+    return (
+        "This thread is waiting for a decision on a change, not interrupted: approve, reject "
+        "or edit it; nothing was run."
+    )
+
+
+def nothing_to_carry_on() -> str:
+    """A carry-on asked of a thread whose last turn ended."""
+    return "This thread's last turn finished, so there's nothing to carry on; nothing was run."
+
+
 MEANINGS: dict[str, tuple[str, tuple[str, ...]]] = {
     "unrelated": (
         "Set the change aside: the reply is about something else or unclear",
@@ -123,6 +153,15 @@ def classify_system(descriptions: Sequence[str]) -> str:
         "reject (they clearly decline) or unrelated (anything else: a new question, a "
         "different topic, an unclear answer). If you cannot call a tool, answer with that "
         f"one word.\n\nProposed change(s):\n{listed}"
+    )
+
+
+def proposed_elsewhere() -> str:
+    """A decision, in a copy of a thread, on a change proposed in the thread it was copied from."""
+    return (
+        "This change was proposed in another thread (this one is a copy of it), and a change "
+        "runs only in the thread it was proposed in, so it was not made here; nothing was "
+        "changed. Decide on it in the original thread, or ask for it again here."
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 NO_REPLY = "NO_REPLY"
 """The model's answer when the message needs none: verify passes it and nothing is posted."""
 
@@ -64,6 +66,24 @@ def storage_unavailable(run_id: str) -> str:
     )
 
 
+def carry_on_command(thread_id: str) -> str:
+    """The command that carries on a thread's interrupted turn."""
+    return f"agentloop resume --thread {shlex.quote(thread_id)} --continue"
+
+
+def turn_interrupted(thread_id: str, run_id: str, cause: str) -> str:
+    """A turn cut off mid-way (the process stopping, its database lost): how to carry it on."""
+    return (
+        f"This turn was interrupted before it finished: {cause}. What it had done is saved; "
+        f"`{carry_on_command(thread_id)}` carries it on from there. Run id: {run_id}."
+    )
+
+
+def not_started(cause: str) -> str:
+    """A message that never began its turn (the process stopping, its database lost)."""
+    return f"This message was not run: {cause}. Nothing was changed; please send it again."
+
+
 def clarify_blank() -> str:
     """The message was empty."""
     return "It looks like your message was empty. What can I help you with?"
@@ -75,6 +95,15 @@ def injection_refused(patterns: tuple[str, ...]) -> str:
     return (
         "I can't act on that message: it looks like an attempt to change my instructions "
         f"({kinds}). Please send your request again without that part."
+    )
+
+
+def change_timed_out(tool: str, seconds: float) -> str:
+    """Content of the ToolMessage for an approved change that did not finish in time."""
+    return (
+        f"error: {tool} did not finish within {seconds:.1f} s, so whether the change was made "
+        "is not known yet. Do not call it again for this; tell the person it may or may not "
+        "have happened, and to check before asking for it again."
     )
 
 

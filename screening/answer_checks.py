@@ -22,6 +22,8 @@ USED_SOURCE_WORDS = 3
 Rule = tuple[str, Callable[[str], bool]]
 
 _TOOL_MARKUP = re.compile(r"</?(tool_call|function_call|tool_use|invoke)\b")
+MISSES_QUESTION = "It does not seem to answer the message"
+UNBACKED_CLAIM = "It says a change was made"
 
 # Each rule: (feedback the model can act on, predicate that finds the problem).
 RULES: list[Rule] = [
@@ -111,11 +113,27 @@ def check(text: str, evidence: Evidence | None = None) -> list[str]:
     issues += _uncited(text, evidence)
     if _misses_question(text, evidence):
         issues.append(
-            "It does not seem to answer the message (it mentions none of: "
+            f"{MISSES_QUESTION} (it mentions none of: "
             f"{', '.join(_keywords(evidence.question)[:5])}). Answer what was asked, or ask "
             "a clarifying question."
         )
     return issues
+
+
+def for_person(issues: Sequence[str]) -> list[str]:
+    """The issues as the person is told them: a check's internal reasons in plain words.
+
+    The feedback itself (which words the answer lacked, what the model must not claim) is
+    for the model's next attempt; it stays in the audit and the trace.
+    """
+    told = []
+    for issue in issues:
+        if issue.startswith(MISSES_QUESTION):
+            issue = "my drafts did not answer what you asked"
+        elif issue.startswith(UNBACKED_CLAIM):
+            issue = "my drafts said a change was made that was not"
+        told.append(issue)
+    return told
 
 
 def unbacked_claim(text: str, evidence: Evidence) -> str | None:
@@ -139,7 +157,7 @@ def unbacked_claim(text: str, evidence: Evidence) -> str | None:
             else ""
         )
         return (
-            f'It says a change was made ("{claim.group(0).strip()}"), but no tool made a change '
+            f'{UNBACKED_CLAIM} ("{claim.group(0).strip()}"), but no tool made a change '
             f"in this turn{what}. Do not claim it happened: say what you found, or what you "
             "can do once the person confirms."
         )

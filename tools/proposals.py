@@ -32,6 +32,13 @@ RefusalReason = Literal[
 ]
 
 
+DECISION_SHAPES = (
+    'A decision looks like {"decision": "approve"}, {"decision": "reject", "reason": "…"} or '
+    '{"decision": "edit", "args": {…}}, or a reply such as "yes" or "no"; nothing was changed.'
+)
+"""What a refused, unreadable decision is told to look like."""
+
+
 @dataclass(frozen=True)
 class Refusal:
     """Why a decision was not applied; the proposal stays pending. `text` is for the person."""
@@ -155,11 +162,7 @@ def check(
     try:
         value = ResumeValue.model_validate(raw)
     except ValidationError:
-        return Refusal(
-            "unreadable",
-            "I couldn't read that decision. Answer approve, reject (with a reason) or edit "
-            "(with the new arguments).",
-        )
+        return Refusal("unreadable", f"I couldn't read that decision. {DECISION_SHAPES}")
     proposals = request.get("proposals", [])
     by_fingerprint = {p["proposal_fingerprint"]: p for p in proposals}
     named = {value.fingerprint} if value.fingerprint is not None else set(value.decisions or {})
@@ -254,7 +257,7 @@ def _per_proposal(
     if value.decisions is not None:
         return value.decisions
     if value.decision is None:
-        return Refusal("unreadable", "Say approve, reject or edit.")
+        return Refusal("unreadable", f"That names no decision. {DECISION_SHAPES}")
     if value.decision == "edit" and len(proposals) > 1 and value.fingerprint is None:
         return Refusal("incomplete", "Which proposal should the edit change? Give its fingerprint.")
     if value.fingerprint is not None and len(proposals) > 1:

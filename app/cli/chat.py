@@ -1,4 +1,8 @@
-"""`chat`: a REPL over one thread, with live status and inline approve/reject/edit prompts."""
+"""`chat`: a REPL over one thread, with live status and inline approve/reject/edit prompts.
+
+SIGTERM ends it cleanly: a turn in flight gets the grace period to end (or is interrupted,
+to carry on later), and the process exits 0.
+"""
 
 from __future__ import annotations
 
@@ -26,12 +30,12 @@ from app.cli.options import (
 from app.cli.prepare import warmed
 from app.cli.render import LiveStatus, print_result
 from app.cli.single_turn import waiting
-from checkpoints.lanes import Lanes
 from checkpoints.savers import CheckpointerNotReadyError
 from core.models import ModelConfigError
 from core.observability import logs
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
+from graph.termination import StopRequest, on_sigterm
 from tools.pack_loading import PackError
 
 out = Console()
@@ -54,7 +58,7 @@ def chat(
     thread_id = thread or f"cli-{uuid.uuid4().hex[:8]}"
     base = request_or_exit(
         thread_id=thread_id,
-        user_id=user or getpass.getuser(),
+        user_id=user if user is not None else getpass.getuser(),
         message="",
         user_role=role,
         model=model,
@@ -74,43 +78,28 @@ def chat(
 
 
 async def _chat(settings: Settings, base: TurnRequest, *, local: bool) -> int:
+    repl = _Repl()
     try:
-        async with Runner.open(settings, warn=warned) as runner, Lanes.open(settings) as lanes:
-            runner.check_model(base.model)
-            asks = runner.registry.starters(base.user_role)
-            if local and asks:
-                # The embedded model is tiny: it does one clear thing per message well.
-                examples = " · ".join(f'"{ask}"' for _, ask in asks)
-                out.print(
-                    f"[dim]The local model takes one ask at a time, for example: {examples}. "
-                    '"what can you do?" lists the rest.[/]'
-                )
-            await warmed(runner, base.model, err)
-            while True:
-                message = await _read("[bold green]you>[/] ")
-                if not message:
-                    return 0
-                request = replace(base, message=message)
-                async with lanes.hold(base.thread_id, on_wait=waiting(base.thread_id)):
-                    with LiveStatus(err) as status:
-                        result = await runner.run_turn(request, on_event=status)
-                print_result(out, result)
-                while result.status == "needs_confirmation":
-                    decision = await _ask_decision()
-                    if decision is None:
-                        out.print("[dim]The change is still waiting; a reply decides it.[/]")
+        # SIGTERM is handled until the runner closed (its audit rows written).
+        with on_sigterm(repl.stop) as stopping:
+            repl.stopping = stopping
+            async with Runner.open(settings, warn=warned) as runner:
+                repl.runner = runner
+                runner.check_model(base.model)
+                asks = runner.registry.starters(base.user_role)
+                if local and asks:
+                    # The embedded model is tiny: it does one clear thing per message well.
+                    examples = " · ".join(f'"{ask}"' for _, ask in asks)
+                    out.print(
+                        f"[dim]The local model takes one ask at a time, for example: "
+                        f'{examples}. "what can you do?" lists the rest.[/]'
+                    )
+                await warmed(runner, base.model, err)
+                while (message := await repl.read("[bold green]you>[/] ")) is not None:
+                    if not message:
                         break
-                    hold = lanes.hold(base.thread_id, on_wait=waiting(base.thread_id))
-                    async with hold:
-                        with LiveStatus(err) as status:
-                            if isinstance(decision, str):
-                                # Anything else is the next message: the thread reads it as
-                                # a yes, a no, or a move on to something else.
-                                request = replace(request, message=decision)
-                                result = await runner.run_turn(request, on_event=status)
-                            else:
-                                result = await runner.resume(request, decision, on_event=status)
-                    print_result(out, result)
+                    await repl.exchange(replace(base, message=message))
+            return 0
     except (ModelConfigError, CheckpointerNotReadyError, PackError) as exc:
         raise cannot_open(settings, exc) from None
     except Exception as exc:
@@ -118,35 +107,82 @@ async def _chat(settings: Settings, base: TurnRequest, *, local: bool) -> int:
         raise typer.TyperException(f"could not start: {exc}") from None  # one line, exit 1
 
 
-async def _ask_decision() -> dict[str, object] | str | None:
-    """Ask inline what to do with a proposal; any other text is the person's next message.
+class _Repl:
+    """The conversation's prompts and turns; a stop ends it at its next prompt."""
 
-    An empty line or end of input leaves the proposal waiting (None).
-    """
-    prompt = "[bold yellow]approve?[/] \\[y]es / \\[n]o / \\[e]dit / or just keep talking> "
-    answer = await _read(prompt)
-    if not answer:
-        return None
-    if answer.lower() in ("y", "yes"):
-        return {"decision": "approve"}
-    if answer.lower() in ("n", "no"):
-        reason = await _read("reason (optional)> ")
-        return {"decision": "reject", "reason": reason or ""}
-    if answer.lower() in ("e", "edit"):
-        raw = await _read('changed arguments as JSON, e.g. {"title": "…"}> ')
+    def __init__(self) -> None:
+        self.runner: Runner | None = None
+        self.stopping: StopRequest | None = None
+        self._prompt: asyncio.Future[str] | None = None
+
+    async def stop(self) -> None:
+        """After SIGTERM: the turn in flight ends (or is interrupted), a prompt is left."""
+        if self.runner is not None:
+            await self.runner.shutdown()
+        if self._prompt is not None:
+            self._prompt.cancel()
+
+    async def exchange(self, request: TurnRequest) -> None:
+        """Run a message's turn, then ask about any change it proposes until none waits."""
+        assert self.runner is not None, "exchanges run once the runner is open"
+        note = waiting(request.thread_id)
+        with LiveStatus(err) as status:
+            result = await self.runner.run_turn(request, status, note)
+        print_result(out, result)
+        while result.status == "needs_confirmation":
+            decision = await self.ask_decision()
+            if decision is None:
+                out.print("[dim]The change is still waiting; a reply decides it.[/]")
+                return
+            with LiveStatus(err) as status:
+                if isinstance(decision, str):
+                    # Anything else is the next message: the thread reads it as a yes, a
+                    # no, or a move on to something else.
+                    request = replace(request, message=decision)
+                    result = await self.runner.run_turn(request, status, note)
+                else:
+                    result = await self.runner.resume(request, decision, status, note)
+            print_result(out, result)
+
+    async def ask_decision(self) -> dict[str, object] | str | None:
+        """Ask inline what to do with a proposal; any other text is the person's next message.
+
+        An empty line, end of input or a stop leaves the proposal waiting (None).
+        """
+        prompt = "[bold yellow]approve?[/] \\[y]es / \\[n]o / \\[e]dit / or just keep talking> "
+        answer = await self.read(prompt)
+        if not answer:
+            return None
+        if answer.lower() in ("y", "yes"):
+            return {"decision": "approve"}
+        if answer.lower() in ("n", "no"):
+            reason = await self.read("reason (optional)> ")
+            return {"decision": "reject", "reason": reason or ""}
+        if answer.lower() in ("e", "edit"):
+            raw = await self.read('changed arguments as JSON, e.g. {"title": "…"}> ')
+            try:
+                args = json.loads(raw or "")
+            except json.JSONDecodeError as exc:
+                err.print(f"[red]not valid JSON:[/] {exc}")
+                return await self.ask_decision()
+            return {"decision": "edit", "args": args}
+        return answer
+
+    async def read(self, prompt: str) -> str | None:
+        """Read one line from the person; None at end of input or once the process stops."""
+        if self.stopping is not None and self.stopping.requested:
+            return None
+        # The line is read on a thread the process does not wait for: a stop leaves it.
+        self._prompt = asyncio.ensure_future(asyncio.to_thread(out.input, prompt))
         try:
-            args = json.loads(raw or "")
-        except json.JSONDecodeError as exc:
-            err.print(f"[red]not valid JSON:[/] {exc}")
-            return await _ask_decision()
-        return {"decision": "edit", "args": args}
-    return answer
-
-
-async def _read(prompt: str) -> str | None:
-    """Read one line from the person; None at end of input."""
-    try:
-        return (await asyncio.to_thread(out.input, prompt)).strip()
-    except (EOFError, KeyboardInterrupt):
-        out.print()
-        return None
+            return (await self._prompt).strip()
+        except (EOFError, KeyboardInterrupt):
+            out.print()
+            return None
+        except asyncio.CancelledError:
+            if self.stopping is None or not self.stopping.requested:
+                raise
+            out.print()
+            return None
+        finally:
+            self._prompt = None

@@ -1,8 +1,9 @@
-"""`ask` and `resume`: one message, or one decision on a waiting change, per process.
+"""`ask` and `resume`: one message, or one decision (or carry-on) in a thread, per process.
 
-Exit status: 0 completed, capped or waiting for confirmation, 1 failed, 3 refused (a
-decision with nothing changed); bad usage or configuration (a model that can't be used, an
-id no store can hold) is 2.
+Exit status: 0 completed, capped or waiting for confirmation, 1 failed or interrupted, 3
+refused (a decision with nothing changed); bad usage or configuration (a model that can't be
+used, an id no store can hold) is 2. Stopped by SIGTERM, the process lets its turn end
+within the grace period, or interrupts it, and exits 0 for an interrupted turn.
 """
 
 from __future__ import annotations
@@ -32,20 +33,22 @@ from app.cli.options import (
 )
 from app.cli.prepare import warmed
 from app.cli.render import LiveStatus, print_result
-from checkpoints.lanes import Lanes
 from checkpoints.savers import CheckpointerNotReadyError
 from core.models import ModelConfigError
 from core.observability import logs
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest, TurnResult
+from graph.termination import on_sigterm
 from tools.pack_loading import PackError
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
 logger = logging.getLogger(__name__)
 
-_EXIT_CODES = {"failed": 1, "refused": 3}
+_EXIT_CODES = {"failed": 1, "interrupted": 1, "refused": 3}
 """completed, needs_confirmation and capped (an honest partial answer) exit 0."""
+CARRY_ON = "continue"
+"""What `resume --continue` asks of the runner instead of a decision."""
 
 
 def ask(
@@ -67,7 +70,7 @@ def ask(
         message = sys.stdin.read()
     request = request_or_exit(
         thread_id=thread,
-        user_id=user or getpass.getuser(),
+        user_id=user if user is not None else getpass.getuser(),
         message=message,
         user_role=role,
         model=model,
@@ -76,8 +79,8 @@ def ask(
     )
     settings = workspace_or_exit()
     logs.configure(settings.data_dir, verbose)
-    result = asyncio.run(_once(settings, request, None, live=not json_output))
-    _finish(result, json_output)
+    result, stopped = asyncio.run(_once(settings, request, None, live=not json_output))
+    _finish(result, json_output, stopped)
 
 
 def resume(
@@ -97,39 +100,58 @@ def resume(
             "--fingerprint", help="Only decide if this proposal is still the one waiting."
         ),
     ] = None,
+    carry_on: Annotated[
+        bool,
+        typer.Option(
+            "--continue",
+            help="Carry on the thread's interrupted turn from its last saved step.",
+        ),
+    ] = False,
     user: UserOpt = None,
     role: RoleOpt = "member",
     json_output: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Decide on the change a thread is waiting on: approve, reject or edit it.
+    """Decide on the change a thread waits on (approve, reject, edit), or carry on its turn.
 
-    Exit status: 0 done, 1 failed, 3 refused (nothing pending, not yours to decide,
-    expired, invalid edit) with nothing changed.
+    `--continue` carries on a turn that was interrupted (a stopped process, a lost
+    database). Exit status: 0 done, 1 failed, 3 refused (nothing pending, not yours to
+    decide, expired, invalid edit) with nothing changed.
     """
-    decision = _decision(approve, reject, reason, edit_args)
+    decision = _decision(approve, reject, reason, edit_args, carry_on)
     if fingerprint:
         decision["fingerprint"] = fingerprint
     request = request_or_exit(
-        thread_id=thread, user_id=user or getpass.getuser(), message="", user_role=role
+        thread_id=thread,
+        user_id=user if user is not None else getpass.getuser(),
+        message="",
+        user_role=role,
     )
     settings = workspace_or_exit()
     logs.configure(settings.data_dir, verbose)
-    result = asyncio.run(_once(settings, request, decision, live=not json_output))
-    _finish(result, json_output)
+    result, stopped = asyncio.run(_once(settings, request, decision, live=not json_output))
+    _finish(result, json_output, stopped)
 
 
-def _decision(approve: bool, reject: bool, reason: str, edit_args: str | None) -> dict[str, object]:
+def _decision(
+    approve: bool, reject: bool, reason: str, edit_args: str | None, carry_on: bool = False
+) -> dict[str, object]:
     """The resume value the flags ask for; a contradictory or malformed one exits 2."""
     chosen = [name for name, on in (("--approve", approve), ("--reject", reject)) if on]
     if edit_args is not None:
         chosen.append("--edit-args")
+    if carry_on:
+        chosen.append("--continue")
     if len(chosen) != 1:
-        err.print("[red]error:[/] give exactly one of --approve, --reject or --edit-args")
+        err.print(
+            "[red]error:[/] give exactly one of --approve, --reject, --edit-args or --continue"
+        )
         raise typer.Exit(2)
     if reason and not reject:
         err.print("[red]error:[/] --reason goes with --reject")
         raise typer.Exit(2)
+    if carry_on:
+        return {CARRY_ON: True}
     if approve:
         return {"decision": "approve"}
     if reject:
@@ -145,29 +167,50 @@ def _decision(approve: bool, reject: bool, reason: str, edit_args: str | None) -
     return {"decision": "edit", "args": args}
 
 
-def _finish(result: TurnResult, json_output: bool) -> None:
+def _finish(result: TurnResult, json_output: bool, stopped: bool = False) -> None:
     if json_output:
         sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, default=str) + "\n")
     else:
         print_result(out, result)
+    if stopped and result.status == "interrupted":
+        raise typer.Exit(0)  # asked to stop, and stopped cleanly: the turn carries on later
     raise typer.Exit(_EXIT_CODES.get(result.status, 0))
 
 
 async def _once(
     settings: Settings, request: TurnRequest, decision: dict[str, object] | None, live: bool
-) -> TurnResult:
-    """Run one turn (or apply one decision) in a fresh runner."""
+) -> tuple[TurnResult, bool]:
+    """Run one turn (or apply one decision) in a fresh runner; say whether SIGTERM came.
+
+    SIGTERM is handled from before the runner opens until after it closed (its audit rows
+    written): a process asked to stop runs no new turn, and never dies half closed.
+    """
+    opened: list[Runner] = []
+
+    async def stop() -> None:
+        for runner in opened:
+            await runner.shutdown()
+
     try:
-        async with Runner.open(settings, warn=warned) as runner, Lanes.open(settings) as lanes:
-            if live:
-                await warmed(runner, request.model, err)
-            # The thread's lane (as the Slack app holds it): another process's run of the
-            # same thread finishes first, so the thread's checkpoints stay one chain.
-            async with lanes.hold(request.thread_id, on_wait=waiting(request.thread_id)):
+        with on_sigterm(stop) as stopping:
+            async with Runner.open(settings, warn=warned) as runner:
+                opened.append(runner)
+                if stopping.requested:  # while it opened: nothing new runs
+                    await runner.shutdown()
+                if live:
+                    await warmed(runner, request.model, err)
+                # The runner holds the thread's lane: another process's run of the same
+                # thread finishes first, so the thread's checkpoints stay one chain.
+                note = waiting(request.thread_id)
                 with LiveStatus(err) if live else nullcontext() as status:
                     if decision is None:
-                        return await runner.run_turn(request, on_event=status)
-                    return await runner.resume(request, decision, on_event=status)
+                        result = await runner.run_turn(request, status, note)
+                    elif decision.get(CARRY_ON):
+                        result = await runner.carry_on(request, status, note)
+                    else:
+                        result = await runner.resume(request, decision, status, note)
+                await stopping.stopped()
+            return result, stopping.requested
     except (ModelConfigError, CheckpointerNotReadyError, PackError) as exc:
         # Raised before the thread is touched: the message was not sent.
         raise cannot_open(settings, exc) from None
@@ -175,7 +218,7 @@ async def _once(
         # Opening the checkpointer failed (unreachable database, bad URL): one clear line
         # for the person, the traceback in the log.
         logger.exception("could not open the runner")
-        return TurnResult(request.thread_id, "", "failed", f"could not start: {exc}")
+        return TurnResult(request.thread_id, "", "failed", f"could not start: {exc}"), False
 
 
 def waiting(thread_id: str) -> Callable[[], Awaitable[None]]:

@@ -1,8 +1,9 @@
 """Turns for Slack threads: one lane per thread, live progress, the answer or a card, stop.
 
 Listeners hand a message or a button click to `Conversations` on the turn loop; it claims
-the event, holds the thread's lane around every runner call (a thread's messages run one at
-a time, in order, whichever worker received them), shows progress and posts the outcome.
+the event, holds the thread's lane (the runner's) around what must see the thread unchanged
+(the waiting change, the turn, the cards; a thread's messages run one at a time, in order,
+whichever worker received them), shows progress and posts the outcome.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from app.slack.clean_text import clean_text
 from app.slack.dedupe import EventLedger
 from app.slack.formatting import QUEUED, STATUS_LABELS, to_mrkdwn
 from app.slack.identity import Roles
-from app.slack.incoming import Incoming, is_stop
+from app.slack.incoming import Incoming, is_carry_on, is_stop
 from app.slack.running import RunningTurns
 from app.slack.status import LiveStatus
 from app.slack.stop_signals import StopSignals
 from app.slack.stopping import STOPPED, close_stopped_turn
 from app.slack.thread_context import earlier_messages, with_earlier_messages
 from app.slack.threads import SlackThread
-from checkpoints.lanes import Lanes
+from checkpoints.lanes import LaneLostError
 from core.asker import Asker
 from core.settings_sections import SlackSection
 from graph.runner import Runner, TurnRequest, TurnResult
@@ -37,6 +38,11 @@ logger = logging.getLogger(__name__)
 
 CHANNEL = "slack"
 NOTHING_RUNNING = "Nothing is running in this thread right now."
+INTERRUPTED = (
+    "I had to stop before I finished this (I was restarting). What I had done is saved: "
+    "reply `continue` and I'll carry on from there."
+)
+NOT_STARTED = "I couldn't start on that: I'm restarting. Please send it again in a moment."
 
 
 def apology(run_id: str | None) -> str:
@@ -52,7 +58,6 @@ class Conversations:
     def __init__(
         self,
         runner: Runner,
-        lanes: Lanes,
         roles: Roles,
         ledger: EventLedger,
         client: AsyncWebClient,
@@ -62,7 +67,7 @@ class Conversations:
         signals: StopSignals | None = None,
     ) -> None:
         self.runner = runner
-        self.lanes = lanes
+        self.lanes = runner.lanes
         self.roles = roles
         self.ledger = ledger
         self.client = client
@@ -136,13 +141,20 @@ class Conversations:
                     user_role=await self.roles.role_of(incoming.user),
                     channel=CHANNEL,
                 )
-                result = await self.running.run(
-                    thread.thread_id, self.runner.run_turn(request, on_event=status)
-                )
+                if is_carry_on(text) and await self.runner.was_cut_off(thread.thread_id):
+                    # The turn a restart interrupted, from its last saved step.
+                    turn = self.runner.carry_on(request, on_event=status)
+                else:
+                    turn = self.runner.run_turn(request, on_event=status)
+                result = await self.running.run(thread.thread_id, turn)
                 await self._deliver(status, thread, result, self._people(incoming.user, waiting))
                 # A "yes" or "no" typed while a card waited decided it: the card shows so.
                 decided = {p["proposal_fingerprint"]: incoming.user for p in _proposals(waiting)}
                 await self.cards.settle(thread, decided)
+        except LaneLostError:
+            # The database went away mid-turn: the turn is interrupted, `continue` resumes it.
+            logger.exception("slack turn in %s lost its lane", thread.thread_id)
+            await self._apologize(status, status.run_id, INTERRUPTED)
         except Exception:
             logger.exception("slack turn in %s failed (run %s)", thread.thread_id, status.run_id)
             await self._apologize(status, status.run_id)
@@ -232,6 +244,8 @@ class Conversations:
                 await status.finish(STOPPED)
             elif result.status == "failed":
                 await status.finish(apology(result.run_id))
+            elif result.status == "interrupted":
+                await status.finish(INTERRUPTED if result.run_id else NOT_STARTED)
             elif result.status == "needs_confirmation":
                 text = cards.mention_people(to_mrkdwn(result.text), people)
                 blocks = cards.approval_card(thread.thread_id, result.interrupts)
@@ -244,9 +258,9 @@ class Conversations:
             run_id = result.run_id if result is not None else status.run_id
             logger.exception("could not post the outcome of run %s in %s", run_id, thread.thread_id)
 
-    async def _apologize(self, status: LiveStatus, run_id: str | None) -> None:
+    async def _apologize(self, status: LiveStatus, run_id: str | None, text: str = "") -> None:
         try:
-            await status.finish(apology(run_id))
+            await status.finish(text or apology(run_id))
         except SlackApiError:
             logger.exception("could not post the apology for run %s", run_id)
 

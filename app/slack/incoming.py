@@ -18,6 +18,7 @@ from app.slack.threads import SlackThread
 
 ANSWERED_SUBTYPES = frozenset({"thread_broadcast", "file_share"})
 _STOP = re.compile(r"^\s*(stop|cancel|abort)[\s.!]*$", re.IGNORECASE)
+_CARRY_ON = re.compile(r"^\s*(continue|carry on|go on)[\s.!]*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,11 @@ def mentions(text: str, bot_user_id: str | None) -> bool:
 def is_stop(text: str) -> bool:
     """Whether the message asks to stop the thread's running turn."""
     return bool(_STOP.match(text))
+
+
+def is_carry_on(text: str) -> bool:
+    """Whether the message asks to carry on the thread's interrupted turn."""
+    return bool(_CARRY_ON.match(text))
 
 
 def author(event: dict[str, Any], allowed_bots: Collection[str]) -> str | None:

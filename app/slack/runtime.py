@@ -1,9 +1,9 @@
 """The running Slack front end: start-up checks, the turn loop with what turns use, the Bolt app.
 
 `open_slack` checks the settings, the model and the bot token first (a `SlackConfigError`
-stops everything before anything listens), then opens the runner, the workspace database,
-the lanes and the stop signals on the turn loop, and builds the Bolt app for the loop that
-serves Slack's requests.
+stops everything before anything listens), then opens the runner (with the threads' lanes),
+the workspace database and the stop signals on the turn loop, and builds the Bolt app for
+the loop that serves Slack's requests.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from app.slack.startup import (
 from app.slack.stop_signals import StopSignals
 from app.slack.turn_loop import TurnLoop
 from app.slack.web_api import bot_client
-from checkpoints.lanes import Lanes
 from core.db.engine import Database, open_database
 from core.heap import frozen_startup
 from core.models import ModelResolver
@@ -47,6 +46,8 @@ __all__ = ["SlackConfigError", "SlackRuntime", "open_slack"]
 
 T = TypeVar("T")
 HEALTH_TIMEOUT_S = 3.0
+LAST_POSTS_S = 5.0
+"""After its turns end, how long a stopping app waits for their answers to be posted."""
 
 
 @dataclass
@@ -68,6 +69,16 @@ class SlackRuntime:
             return await work(self.conversations)
 
         return await self.turns.call(run())
+
+    async def shutdown(self) -> int:
+        """Let the turns in flight end within the grace period; interrupt the rest (SIGTERM).
+
+        Returns how many were interrupted; each of their threads is told so (a `continue`
+        there carries the turn on), once their answers are posted.
+        """
+        interrupted = await self.turns.call(self.conversations.runner.shutdown())
+        await self.turns.settle(LAST_POSTS_S)
+        return interrupted
 
     async def health(self) -> str | None:
         """Return why turns cannot be served now, or None (see `app.slack.health`)."""
@@ -122,12 +133,10 @@ async def _conversations(
     try:
         async with (
             Runner.open(settings, registry, models) as runner,
-            Lanes.open(settings) as lanes,
             StopSignals.open(settings, running.stop) as signals,
         ):
             conversations = Conversations(
                 runner,
-                lanes,
                 Roles(db, slack),
                 EventLedger(db, slack.processed_event_ttl_s),
                 client,

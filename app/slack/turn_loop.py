@@ -93,6 +93,15 @@ class TurnLoop:
         """Enter `context` on the turn loop; it is exited by `close`."""
         return await self.call(self._stack.enter_async_context(context))
 
+    async def settle(self, timeout_s: float) -> None:
+        """Wait up to `timeout_s` for the jobs running now (a turn's last posts) to end."""
+        await self.call(self._wait_for_jobs(timeout_s))
+
+    async def _wait_for_jobs(self, timeout_s: float) -> None:
+        tasks = [task for task in self._tasks if task is not asyncio.current_task()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout_s)
+
     async def close(self) -> None:
         """Cancel the jobs still running, exit the entered contexts, stop the thread."""
         if not self._thread.is_alive():

@@ -1,9 +1,9 @@
-"""PostgreSQL restarts mid-run: a proxy drops every connection and refuses new ones for a while.
+"""PostgreSQL restarts: a proxy drops every connection and refuses new ones for a while.
 
 The shared server is never touched: the application reaches it through `TcpProxy`, and the
-proxy's `restart()` is the outage. A short one is ridden out (the checkpointer's pool replaces
-dropped connections); one longer than the pool waits fails the run with a clear reply, and
-the thread carries on from its last checkpoint once the server is back.
+proxy's `restart()` is the outage. Between turns it is ridden out (every pool replaces its
+dropped connections); mid-turn it takes the turn's lane with it, so the turn is interrupted
+at once with a clear reply, and carried on from its last checkpoint once the server is back.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from checkpoints.savers import setup_checkpointer
 from core.models import ModelResolver
 from core.settings import Settings
+from graph.in_flight import LANE_LOST
 from graph.runner import Runner, TurnRequest
 from prompts import replies
 from tests.faults.conftest import ON_POSTGRES
@@ -103,48 +104,39 @@ async def reconnected(runner: Runner, within_s: float = 30) -> None:
             await asyncio.sleep(0.2)
 
 
-async def test_a_restart_between_database_calls_is_ridden_out(
+async def test_a_restart_between_turns_is_ridden_out(
     workspace_url: str, proxy: TcpProxy, settings: Callable[..., Settings], write_script: Script
 ) -> None:
     configured = settings()
-    model = write_script([nap(1.5), {"content": "Rested."}])
-    outages: list[asyncio.Task[None]] = []
-    connections: list[int] = []
-
-    async def restart() -> None:
-        # Between database calls: act's tool call is saved, the tool is still running.
-        await act_saved(workspace_url)
-        connections.append(proxy.connections)
-        await proxy.restart(0.5)
-
-    def on_event(event: dict[str, Any]) -> None:
-        if event.get("type") == "tool.call":
-            outages.append(asyncio.create_task(restart()))
-
+    model = write_script([{"content": "Rested."}, {"content": "Anytime."}])
     async with Runner.open(configured, slow_registry(), ModelResolver(configured)) as runner:
-        result = await runner.run_turn(request("rest a bit", model), on_event)
+        first = await runner.run_turn(request("rest a bit", model))
+        connections = proxy.connections
+        await proxy.restart(0.5)  # every pool's connections are dropped
+        second = await asyncio.wait_for(
+            runner.run_turn(request("thanks", model)), timeout=HANG_GUARD_S
+        )
         history = await runner.history(THREAD)
-    await asyncio.gather(*outages)
 
-    assert (result.status, result.text) == ("completed", "Rested."), result.text
+    assert (first.status, second.status, second.text) == ("completed", "completed", "Anytime.")
     assert conversation(history) == [
         ("user", "rest a bit"),
-        ("assistant", "nap"),
-        ("tool", '{"slept": 1.5}'),
         ("assistant", "Rested."),
+        ("user", "thanks"),
+        ("assistant", "Anytime."),
     ]
-    assert proxy.connections > connections[0], "the pool never reconnected after the restart"
+    assert proxy.connections > connections, "the pools never reconnected after the restart"
 
 
-async def test_an_outage_fails_the_run_clearly_then_the_thread_carries_on(
+async def test_an_outage_mid_turn_interrupts_it_at_once_then_the_thread_carries_on(
     workspace_url: str, proxy: TcpProxy, settings: Callable[..., Settings], write_script: Script
 ) -> None:
     configured = settings(checkpoint_wait_s=1.0)
     outages: list[asyncio.Task[None]] = []
 
     async def outage() -> None:
-        # Once act's tool call is saved, the server goes away for 4 s: the nap ends during
-        # the outage and the run's next checkpoint finds no server.
+        # Once act's tool call is saved, the server goes away for 4 s, with the turn's lane:
+        # the turn is stopped at once (another worker may take the thread meanwhile).
         await act_saved(workspace_url)
         await proxy.restart(4.0)
 
@@ -153,8 +145,8 @@ async def test_an_outage_fails_the_run_clearly_then_the_thread_carries_on(
             outages.append(asyncio.create_task(outage()))
 
     async with Runner.open(configured, slow_registry(), ModelResolver(configured)) as runner:
-        # The outage fails the turn; a turn that waited for the server instead would still be
-        # waiting when the guard (far past the pool's own timeouts) gives up.
+        # The outage interrupts the turn; a turn that waited for the server instead would
+        # still be waiting when the guard (far past the pool's own timeouts) gives up.
         failed = await asyncio.wait_for(
             runner.run_turn(
                 request("rest a bit", write_script([nap(1.0), {"content": "Rested, unsaved."}])),
@@ -162,16 +154,14 @@ async def test_an_outage_fails_the_run_clearly_then_the_thread_carries_on(
             ),
             timeout=HANG_GUARD_S,
         )
-        assert failed.status == "failed"
-        assert failed.text == replies.storage_unavailable(failed.run_id)
+        assert failed.status == "interrupted"
+        assert failed.text == replies.turn_interrupted(THREAD, failed.run_id, LANE_LOST)
 
         await asyncio.gather(*outages)  # the server is back
         await reconnected(runner)
-        # The same runner (a long-lived worker) finishes the turn from its last checkpoint:
+        # The same runner (a long-lived worker) carries the turn on from its last checkpoint:
         # the tool call was saved, so the tool runs again and the model answers.
-        resumed = await runner.resume(
-            request("", write_script([{"content": "Rested."}])), {"decision": "approve"}
-        )
+        resumed = await runner.carry_on(request("", write_script([{"content": "Rested."}])))
         later = await runner.run_turn(request("thanks", write_script([{"content": "Anytime."}])))
         history = await runner.history(THREAD)
 

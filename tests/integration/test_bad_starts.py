@@ -295,7 +295,7 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_its_traceback(
     assert "RuntimeError: the renderer broke" in (tmp_path / "data" / "agentloop.log").read_text()
 
 
-def test_an_interrupted_run_is_recorded_failed_not_running(
+def test_an_interrupted_run_is_recorded_interrupted_not_running(
     workspace_url: str, tmp_path: Path, write_script
 ) -> None:
     env = upgraded({"DATABASE_URL": workspace_url, "AGENTLOOP_DATA_DIR": str(tmp_path / "data")})
@@ -303,7 +303,7 @@ def test_an_interrupted_run_is_recorded_failed_not_running(
         "interrupt", "ask", "hi", "--thread", "t", "--model", write_script(HELLO), env=env
     )
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc.stderr
-    assert run_statuses(workspace_url) == ["failed"]
+    assert run_statuses(workspace_url) == ["interrupted"]
 
 
 def test_upgraded_commands_start(tmp_path: Path, write_script) -> None:

@@ -117,6 +117,21 @@ def test_an_id_no_store_can_hold_exits_2(tmp_path) -> None:
     assert proc.returncode == 2 and "thread id must be 1 to 256 characters" in proc.stderr
 
 
+def test_an_empty_user_is_refused_like_an_empty_thread(tmp_path, write_script) -> None:
+    env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
+    for args in (
+        ("ask", "hi", "--thread", "t", "--user", "", "--model", write_script([])),
+        ("resume", "--thread", "t", "--approve", "--user", ""),
+        ("chat", "--thread", "t", "--user", ""),
+    ):
+        proc = agentloop(*args, env=env)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.startswith("error: a user id must be 1 to 200 characters")
+    thread = agentloop("ask", "hi", "--thread", "", env=env)
+    assert thread.returncode == 2
+    assert thread.stderr.startswith("error: a thread id must be 1 to 256 characters")
+
+
 def test_bad_usage_exits_2(tmp_path) -> None:
     env = {"AGENTLOOP_DATA_DIR": str(tmp_path / "data")}
     assert agentloop("ask", "hi", env=env).returncode == 2  # --thread is required

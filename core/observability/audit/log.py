@@ -6,8 +6,9 @@ several runs, under load dozens, so the audit costs a fraction of a transaction 
 and the `running` row of each run still going after that long, so a crash leaves it
 visible; a shorter run is written once, as it ended. A decision's run (a resume) is written
 as it starts: surfaces read who decided from it. The audit never delays an answer; a failed
-write is logged with its traceback, never raised. `drain` writes everything at once (the
-runner calls it as it closes).
+write is logged with its traceback, never raised, and its rows are kept and written again
+(a database blip, a restart): whether the audit tables exist is checked, not remembered as
+a failure. `drain` writes everything at once (the runner calls it as it closes).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, inspect, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db.base import table_of
@@ -37,8 +38,12 @@ logger = logging.getLogger(__name__)
 BATCH_EVERY_S = 0.5
 """How long a run's rows wait to be written with other runs' (and how long a run goes on
 before its `running` row is written)."""
-RETRY_AFTER_S = 10.0
-"""After a failed batch, when a run still going is shown again (its end is written whole)."""
+RETRY_AFTER_S = 2.0
+"""After a failed batch, when its rows are tried again."""
+RECHECK_TABLES_S = 30.0
+"""Without the audit tables (a workspace never migrated), when to look for them again."""
+MAX_KEPT = 10_000
+"""Runs kept for writing while the database cannot take them; past this the oldest go."""
 
 # Statements on the tables, built once: the ORM entities' statements go through the ORM's
 # bulk path and are rebuilt and re-keyed for the statement cache on every batch.
@@ -47,6 +52,8 @@ _INSERT_RUN = insert(_RUNS)
 _FINISH_RUN = update(_RUNS).where(_RUNS.c.id == bindparam("finished_run_id"))
 _INSERT_MESSAGES = insert(table_of(AgentMessage))
 _INSERT_SKILLS = insert(table_of(SkillEvent))
+_UNREACHABLE = (OperationalError, InterfaceError, OSError, TimeoutError)
+"""What a database that is away (restarting, its backends killed, unreachable) raises."""
 
 
 @dataclass
@@ -69,6 +76,8 @@ class _Entry:
     """When its `running` row is due, if it has not ended by then."""
     row_written: bool = False
     outcome: _Outcome | None = None
+    retry_at: float = 0.0
+    """After a failed write, when its rows may be tried again."""
 
 
 class AuditLog:
@@ -78,7 +87,10 @@ class AuditLog:
         """Audit into `db`, a batch every `batch_every_s` while runs wait."""
         self.db = db
         self.batch_every_s = batch_every_s
-        self._ready: bool | None = None
+        self._tables: bool | None = None
+        """Whether the audit tables exist, as last found (None: not found out yet)."""
+        self._tables_checked = 0.0
+        self._unreachable = False
         self._entries: dict[str, _Entry] = {}
         self._writer: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -137,30 +149,72 @@ class AuditLog:
     async def _flush(self, *, everything: bool) -> None:
         async with self._lock:
             now = time.time()
-            ended = [e for e in self._entries.values() if e.outcome is not None]
+            due = [e for e in self._entries.values() if everything or e.retry_at <= now]
+            ended = [e for e in due if e.outcome is not None]
             going = [
                 e
-                for e in self._entries.values()
+                for e in due
                 if e.outcome is None and not e.row_written and (everything or e.show_at <= now)
             ]
             if not ended and not going:
                 return
-            for entry in ended:
-                del self._entries[entry.audit.info.run_id]
             try:
-                if await self._is_ready():
-                    async with self.db.engine.begin() as conn:
-                        await self._write(conn, ended, going)
+                written = await self._write_now(ended, going)
+            except _UNREACHABLE:
+                if not self._unreachable:
+                    logger.exception(
+                        "audit: could not reach the database for runs %s; they are kept",
+                        ", ".join(e.audit.info.run_id for e in [*ended, *going]),
+                    )
+                self._unreachable = True
+                self._later([*ended, *going], now)
+                return
             except Exception:
+                # Rows the database refuses would be refused again: the ended runs go.
                 logger.exception(
                     "audit: could not record runs %s",
                     ", ".join(e.audit.info.run_id for e in [*ended, *going]),
                 )
-                for entry in going:  # its running row is tried again later, not every batch
-                    entry.show_at = now + RETRY_AFTER_S
+                for entry in ended:
+                    del self._entries[entry.audit.info.run_id]
+                self._later(going, now)
                 return
+            if self._unreachable and written:
+                logger.warning("audit: the workspace database is back; the kept runs are written")
+                self._unreachable = False
+            # Without the audit tables the audit is off: what ended is dropped, not kept.
+            for entry in ended:
+                del self._entries[entry.audit.info.run_id]
             for entry in going:
                 entry.row_written = True
+
+    async def _write_now(self, ended: list[_Entry], going: list[_Entry]) -> bool:
+        """Write the rows in one transaction; False when the audit tables do not exist."""
+        if not await self._has_tables():
+            return False
+        try:
+            async with self.db.engine.begin() as conn:
+                await self._write(conn, ended, going)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            # The pooled connection had died (a killed backend, a restart): once more, on
+            # a new one.
+            async with self.db.engine.begin() as conn:
+                await self._write(conn, ended, going)
+        return True
+
+    def _later(self, entries: list[_Entry], now: float) -> None:
+        """Try these runs' rows again after a while; keep at most `MAX_KEPT` runs waiting."""
+        for entry in entries:
+            entry.retry_at = now + RETRY_AFTER_S
+        over = len(self._entries) - MAX_KEPT
+        if over <= 0:
+            return
+        ended = [k for k, e in self._entries.items() if e.outcome is not None][:over]
+        for run_id in ended:
+            del self._entries[run_id]
+        logger.error("audit: the database is away too long; %d runs were dropped", len(ended))
 
     @staticmethod
     async def _write(conn: AsyncConnection, ended: list[_Entry], going: list[_Entry]) -> None:
@@ -191,19 +245,22 @@ class AuditLog:
         if skills:
             await conn.execute(_INSERT_SKILLS, skills)
 
-    async def _is_ready(self) -> bool:
-        if self._ready is None:
-            try:
-                async with self.db.engine.connect() as conn:
-                    self._ready = await conn.run_sync(
-                        lambda sync: inspect(sync).has_table("agent_runs")
-                    )
-            except (SQLAlchemyError, OSError):
-                logger.warning("audit: the workspace database is unreachable", exc_info=True)
-                self._ready = False
-            if not self._ready:
-                logger.warning("audit off: no agent_runs table (run `agentloop db upgrade`)")
-        return self._ready
+    async def _has_tables(self) -> bool:
+        """Whether the audit tables exist: found once, looked for again while they don't.
+
+        Raises what reaching the database raised: an unreachable database is no answer.
+        """
+        now = time.time()
+        if self._tables or (
+            self._tables is False and now - self._tables_checked < RECHECK_TABLES_S
+        ):
+            return bool(self._tables)
+        async with self.db.engine.connect() as conn:
+            found = await conn.run_sync(lambda sync: inspect(sync).has_table("agent_runs"))
+        if not found and self._tables is not False:
+            logger.warning("audit off: no agent_runs table (run `agentloop db upgrade`)")
+        self._tables, self._tables_checked = found, now
+        return found
 
 
 def _outcome_columns(audit: RunAudit, outcome: _Outcome) -> dict[str, Any]:
