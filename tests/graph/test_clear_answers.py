@@ -16,9 +16,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from sqlalchemy import func, select
 
-from core.db.models import AgentRun, Task
+from core.db.models import AgentRun
 from history.pipeline import is_decision
 from tests.support.task_scripts import CREATE, TITLE, ask
+from tools.agency.models import Task
 
 DONE = {"content": "Done: the task is created in Thorinox's list."}
 OWNER = "Thorinox owns Garlic Press."

@@ -16,10 +16,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from sqlalchemy import func, select
 
-from core.db.models import Task
 from graph.runner import TurnRequest
 from tests.support.stubborn_tools import STUBBORN_S, create_task_then_stuck, stubborn_registry
 from tests.support.task_scripts import CREATE, TITLE, ask
+from tools.agency.models import Task
 
 BLOCK_S = 6.0
 """How long the blocking model call takes."""

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from core.db.models import MutationReceipt, Task
+from core.db.models import MutationReceipt
 from graph.runner import Runner, TurnRequest
 from tests.support.task_scripts import CREATE, TITLE
+from tools.agency.models import Task
 
 TRIALS = 3
 DONE = {"content": "The task is in Thorinox's list."}
