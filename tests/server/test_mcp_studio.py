@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from langgraph_sdk import get_client
 
-from tests.server.conftest import serve, sqlite_copy
+from tests.server.conftest import seeded_workspace, serve
 from tests.server.dev_server import DevServer
 from tests.support.mcp.desk import Desk
 
@@ -16,16 +15,21 @@ CLOSE = {"tool_calls": [{"name": "tickets__close_ticket", "args": {"ticket": "42
 LIST = {"tool_calls": [{"name": "tickets__list_tickets", "args": {"status": "open"}}]}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
 def desk_server(
-    tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[DevServer, Desk]]:
     """A dev server offering the ticket desk (over stdio, its annotations trusted)."""
-    home = tmp_path_factory.mktemp("mcp-dev-server")
+    home = tmp_path_factory.mktemp(f"mcp-dev-server-{request.param}")
     desk = Desk(home)
     config = desk.write_config({"tickets": desk.stdio(trust="annotations")})
     settings = {"AGENTLOOP_MCP_CONFIG": str(config)}
-    with serve(home, sqlite_copy(home, sqlite_template), [], settings) as server:
+    with (
+        seeded_workspace(request, home) as workspace,
+        serve(home, workspace, [], settings) as server,
+    ):
         yield server, desk
 
 
