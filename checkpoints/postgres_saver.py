@@ -85,6 +85,16 @@ UPSERT_WRITES = _WRITES_FROM_ARRAYS + (
 INSERT_WRITES = _WRITES_FROM_ARRAYS + " DO NOTHING"
 """The stock saver's insert of a task's writes (an earlier write wins), every row at once."""
 
+BLOBS_AT_ONCE = 4
+"""From this many changed channels, a checkpoint's blobs go in one statement (a round trip
+more, a few statements fewer: fewer than this, the stock saver's one pipeline is cheaper)."""
+UPSERT_BLOBS = """
+    INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bytea[])
+    ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
+"""
+"""The stock saver's insert of a checkpoint's changed channels, every one at once."""
+
 Key = tuple[str, str, str]
 """A checkpoint: thread id, namespace, checkpoint id."""
 
@@ -184,6 +194,18 @@ class PooledPostgresSaver(AsyncPostgresSaver):
             # a delta channel's value is rebuilt from the writes since its last snapshot
             if held and (self.step_writes or metadata.get("counters_since_delta_snapshot")):
                 await self._write(key, held)
+        values = checkpoint["channel_values"]
+        blobs = {k: v for k, v in new_versions.items() if k in values and not _inline(values[k])}
+        if len(blobs) >= BLOBS_AT_ONCE:
+            # The stock saver sends a statement per changed channel (a turn's first step
+            # changes a dozen); one statement of arrays stores them all, the checkpoint next.
+            namespace = str(configurable.get("checkpoint_ns", ""))
+            rows = self._dump_blobs(thread_id, namespace, values, blobs)
+            async with self._cursor() as cur:
+                await cur.execute(
+                    UPSERT_BLOBS, [list(column) for column in zip(*rows, strict=True)]
+                )
+            new_versions = {k: v for k, v in new_versions.items() if k not in blobs}
         return await super().aput(config, checkpoint, metadata, new_versions)
 
     async def adelete_thread(self, thread_id: str) -> None:
@@ -244,6 +266,11 @@ class PooledPostgresSaver(AsyncPostgresSaver):
 
     def _pass(self, key: Key) -> None:
         _remember(self._passed, key, None, PASSED_KEPT)
+
+
+def _inline(value: Any) -> bool:
+    """Whether the stock saver keeps a channel's value in the checkpoint row, not as a blob."""
+    return value is None or isinstance(value, str | int | float | bool)
 
 
 def _key(config: RunnableConfig) -> Key:

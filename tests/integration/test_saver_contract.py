@@ -19,7 +19,6 @@ import pytest
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal import _constants
 from langgraph.checkpoint.base import WRITES_IDX_MAP
-from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
@@ -64,7 +63,8 @@ async def test_langgraph_writes_what_the_saver_tells_apart(
     await setup_checkpointer(settings)
     writes: list[tuple[str, tuple[str, ...]]] = []
     parents: list[str | None] = []
-    put_writes, put = AsyncPostgresSaver.aput_writes, AsyncPostgresSaver.aput
+    saver_class = postgres_saver.PooledPostgresSaver
+    put_writes, put = saver_class.aput_writes, saver_class.aput
 
     async def noted_writes(
         self: Any, config: RunnableConfig, w: Sequence[tuple[str, Any]], task: str, path: str = ""
@@ -76,8 +76,8 @@ async def test_langgraph_writes_what_the_saver_tells_apart(
         parents.append(config["configurable"].get("checkpoint_id"))
         return await put(self, config, *args)
 
-    monkeypatch.setattr(AsyncPostgresSaver, "aput_writes", noted_writes)
-    monkeypatch.setattr(AsyncPostgresSaver, "aput", noted_put)
+    monkeypatch.setattr(saver_class, "aput_writes", noted_writes)
+    monkeypatch.setattr(saver_class, "aput", noted_put)
 
     def ask(state: Steps) -> Steps:
         return {"done": [interrupt("approve?")]}
