@@ -111,12 +111,35 @@ class CardKeeper:
             self._looked.popitem(last=False)
 
     async def close_clicked(self, thread: SlackThread, message: dict[str, Any]) -> None:
-        """Close a card someone clicked after it was decided elsewhere."""
+        """Close a card someone clicked after it was decided elsewhere.
+
+        The click carries the card as it was when clicked; when two clicks on one card reach
+        two workers, the one that decided has closed it already, so the card is read as it
+        is now and left alone once it shows its outcome.
+        """
         card = cards.card_of_message(message)
-        if card is None or str(message["ts"]) in self._closed:
+        ts = str(message["ts"])
+        if card is None or ts in self._closed:
+            return
+        now = await self._card_now(thread, ts)
+        if now is not None and cards.card_of_message(now) is None:
+            self.closed(ts)
             return
         outcomes = decided_calls(await self._runner.history(thread.thread_id), self._runner)
         await self.close(thread, message, card, outcomes, {})
+
+    async def _card_now(self, thread: SlackThread, ts: str) -> dict[str, Any] | None:
+        """The card at `ts` as Slack shows it now (None when it cannot be read)."""
+        try:
+            # The thread's parent may come first whatever `oldest` says: two are enough.
+            found = await self._client.conversations_replies(
+                channel=thread.channel, ts=thread.thread_ts, oldest=ts, inclusive=True, limit=2
+            )
+        except SlackApiError:
+            logger.exception("could not read the card %s in %s", ts, thread.thread_id)
+            return None
+        messages: list[dict[str, Any]] = found.get("messages", [])
+        return next((m for m in messages if str(m.get("ts")) == ts), None)
 
     async def close(
         self,

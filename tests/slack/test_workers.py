@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from app.slack.conversations import NOTHING_RUNNING
@@ -184,3 +185,47 @@ async def test_a_stop_received_by_one_worker_cancels_the_turn_running_on_the_oth
         finally:
             stop_workers(workers)
     assert not api.made("chat.postMessage", text="never sent")
+
+
+@pytest.mark.parametrize("workspace_url", ["postgres"], indirect=True)
+async def test_two_clicks_on_one_card_reaching_two_workers_edit_it_once(
+    workspace_url: str, tmp_path: Path
+) -> None:
+    from app.slack import cards
+    from tests.slack.test_approvals import ASK, CREATE, DONE, TITLE
+    from tests.support.slack_sender import click
+
+    settings = Settings(_env_file=None, database_url=workspace_url, data_dir=tmp_path / "data")
+    await setup_checkpointer(settings)
+    # Worker A proposes the change; whichever worker's click decides it answers with DONE.
+    scripts = [tmp_path / "a.json", tmp_path / "b.json"]
+    scripts[0].write_text(json.dumps([CREATE, DONE]))
+    scripts[1].write_text(json.dumps([DONE]))
+    with MockSlackApi() as api:
+        ports = [free_port(), free_port()]
+        logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
+        workers = [
+            start_worker(port, worker_env(workspace_url, script, tmp_path / "data", api), log)
+            for port, script, log in zip(ports, scripts, logs, strict=True)
+        ]
+        try:
+            for port, worker, log in zip(ports, workers, logs, strict=True):
+                await asyncio.to_thread(wait_listening, port, worker, log)
+            a, b = (SlackSender(f"http://127.0.0.1:{p}/slack/events", SECRET) for p in ports)
+            await a.event(mention("C1", "U0GRACE", ASK, "930.1"))
+            card = await api.card("C1", "930.1", within=40)
+            # A double click, or two screens: the same click reaches both workers at once.
+            payload = click("U0GRACE", "C1", card, cards.APPROVE)
+            assert await asyncio.gather(a.action(payload), b.action(payload)) == [200, 200]
+            await api.wait_for("chat.postMessage", within=40, text=DONE["content"])
+            [refusal] = await api.wait_for("chat.postEphemeral", within=20, user="U0GRACE")
+        finally:
+            stop_workers(workers)
+    assert "no longer waiting" in refusal.args["text"]
+    assert len(api.made("chat.update", ts=card["ts"])) == 1
+    assert len(api.made("chat.postMessage", text=DONE["content"])) == 1
+    decided = api.message_at("C1", card["ts"])
+    assert decided is not None and "Approved by <@U0GRACE>" in decided["text"]
+    async with await psycopg.AsyncConnection.connect(workspace_url) as conn:
+        cursor = await conn.execute("select count(*) from tasks where title = %s", (TITLE,))
+        assert await cursor.fetchone() == (1,)

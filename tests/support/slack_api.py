@@ -199,7 +199,9 @@ class MockSlackApi:
             found = sorted(
                 [*self.replies.get((channel, thread_ts), []), *mine], key=lambda m: float(m["ts"])
             )
-            return {"ok": True, "messages": found, "has_more": False}
+            found = [m for m in found if _within(m["ts"], args)]
+            limit = int(args.get("limit") or 0) or len(found)
+            return {"ok": True, "messages": found[:limit], "has_more": len(found) > limit}
         if method.startswith("assistant.threads."):
             return {"ok": True}
         return {"ok": False, "error": "unknown_method"}
@@ -278,3 +280,13 @@ if __name__ == "__main__":
     with MockSlackApi() as served:
         print(served.port, flush=True)
         sys.stdin.read()
+
+
+def _within(ts: str, args: dict[str, Any]) -> bool:
+    """Whether a message at `ts` lies between `oldest` and `latest` (ends by `inclusive`)."""
+    inclusive = str(args.get("inclusive", "")).lower() in ("1", "true")
+    at = float(ts)
+    oldest, latest = args.get("oldest"), args.get("latest")
+    if oldest is not None and (at < float(oldest) or (at == float(oldest) and not inclusive)):
+        return False
+    return latest is None or at < float(latest) or (at == float(latest) and inclusive)
