@@ -16,9 +16,10 @@ import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 
 from core.heap import frozen_startup
+from core.models.scripted import ScriptedChatModel, ScriptedTurn
 
 WARM_UP = 20
 BLOCK = 20
@@ -26,8 +27,7 @@ RUNTIME, DEFERRED, BARE, TOOLED = "runtime", "deferred", "bare", "tooled"
 Turn = Callable[[], Awaitable[None]]
 
 
-def _texts(n: int):  # type: ignore[no-untyped-def]
-    from core.models.scripted import ScriptedChatModel, ScriptedTurn
+def _texts(n: int) -> ScriptedChatModel:
 
     return ScriptedChatModel(turns=[ScriptedTurn(content="It is done.") for _ in range(n)])
 
@@ -51,6 +51,7 @@ async def _runtime(url: str, deferred: bool, turns: int) -> AsyncIterator[Turn]:
             result = await runner.run_turn(request)
             assert result.status == "completed", result.text
             # The audit is written in the background: its rows are the runtime's cost.
+            assert runner.driver.audit is not None
             await runner.driver.audit.drain()
 
         yield turn
@@ -73,12 +74,12 @@ async def _create_agent(url: str, tooled: bool, turns: int) -> AsyncIterator[Tur
 
         async def turn() -> None:
             config = {"configurable": {"thread_id": str(uuid.uuid4())}}
-            await graph.ainvoke({"messages": [HumanMessage("go")]}, config)  # type: ignore[arg-type]
+            await graph.ainvoke({"messages": [HumanMessage("go")]}, config)  # type: ignore[call-overload]
 
         yield turn
 
 
-def _subject(name: str, url: str, turns: int):  # type: ignore[no-untyped-def]
+def _subject(name: str, url: str, turns: int) -> AbstractAsyncContextManager[Turn]:
     if name in (RUNTIME, DEFERRED):
         return _runtime(url, name == DEFERRED, turns)
     if name in (BARE, TOOLED):

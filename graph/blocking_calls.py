@@ -40,7 +40,7 @@ class AbandoningExecutor(ThreadPoolExecutor):
         self._calls: queue.SimpleQueue[_Call] = queue.SimpleQueue()
         self._idle = threading.Semaphore(0)
         """One token per thread waiting for a call."""
-        self._threads = 0
+        self._started = 0
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         """Hand `fn(*args, **kwargs)` to an idle thread (or a new one); return its future."""
@@ -51,7 +51,7 @@ class AbandoningExecutor(ThreadPoolExecutor):
         # Every call queued is matched by an idle thread's token or a thread of its own, so
         # no call ever waits behind one that is still running.
         if not self._idle.acquire(blocking=False):
-            self._threads += 1
+            self._started += 1
             threading.Thread(target=self._serve, name=self._name, daemon=True).start()
         return future
 
@@ -84,7 +84,7 @@ class AbandoningExecutor(ThreadPoolExecutor):
         """
         if not self._closed:
             self._closed = True
-            for _ in range(self._threads):
+            for _ in range(self._started):
                 self._calls.put(None)
 
 
