@@ -33,7 +33,8 @@ class RatedTurn:
     run: AgentRun
     votes: list[Feedback]
     runs: list[AgentRun] = field(default_factory=list)
-    """The thread's turns and decisions up to the rated run, oldest first (it last)."""
+    """The thread's turns and decisions up to the rated turn's answer, oldest first: the rated
+    run (a turn; surfaces name a turn by its first run), then its own decisions' runs."""
     messages: dict[str, list[AgentMessage]] = field(default_factory=dict)
     results: dict[str, list[SkillEvent]] = field(default_factory=dict)
     """The tool results each run recorded (a decision's include the decided change's)."""
@@ -94,12 +95,16 @@ async def _gather(session: AsyncSession, turn: RatedTurn) -> RatedTurn:
             .where(
                 AgentRun.thread_id == turn.run.thread_id,
                 AgentRun.kind.in_(["main", "resume"]),
-                AgentRun.started_at <= turn.run.started_at,
+                # The turn's own decisions (its resume runs) come after it.
+                (AgentRun.started_at <= turn.run.started_at)
+                | (AgentRun.parent_run_id == turn.run.id),
             )
             .order_by(AgentRun.started_at)
         )
     ).all()
-    turn.runs = [r for r in runs if r.id != turn.run.id] + [turn.run]
+    own = [r for r in runs if r.parent_run_id == turn.run.id]
+    earlier = [r for r in runs if r.id != turn.run.id and r not in own]
+    turn.runs = [*earlier, turn.run, *own]
     ids = [r.id for r in turn.runs]
     messages = await session.scalars(
         select(AgentMessage).where(AgentMessage.run_id.in_(ids)).order_by(AgentMessage.seq)
@@ -144,13 +149,13 @@ def draft_yaml(turn: RatedTurn) -> str:
         "user": turn.runs[0].user_id or run.user_id,
         "role": turn.roles.get(turn.runs[0].user_id, "member"),
         "today": run.started_at.date() if run.started_at else None,
-        "steps": [_step(turn, r, last=r.id == run.id) for r in turn.runs],
+        "steps": [_step(turn, r, last=r is turn.runs[-1]) for r in turn.runs],
     }
     if scenario["today"] is None:
         del scenario["today"]
     head = (
         f"# A draft from feedback on run {run.id} (thread {run.thread_id}).\n"
-        f"# The answer rated down: {_one_line(run.output_text)}\n"
+        f"# The answer rated down: {_one_line(turn.runs[-1].output_text)}\n"
         "# Each step replays what was said and what the model answered; the last step is the\n"
         "# rated answer. Run it once completed: agentloop eval <this file>\n"
     )
