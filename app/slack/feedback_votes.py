@@ -19,6 +19,7 @@ from app.slack.dedupe import EventLedger
 from app.slack.feedback_buttons import read_click
 from core.db.engine import Database
 from core.db.people import listed_role
+from core.observability.audit import AuditLog
 from core.observability.feedback import UnknownRunError, Vote, record_feedback
 from core.observability.tracing import Tracing
 from core.settings_sections import SlackSection
@@ -58,7 +59,14 @@ class FeedbackVotes:
         client: AsyncWebClient,
         ledger: EventLedger,
         slack: SlackSection,
+        audit: AuditLog | None = None,
     ) -> None:
+        """Record votes in `db`, score them through `tracing`, answer through `client`.
+
+        `audit`: the app's audit log, whose latest runs a click may name before they are
+        written (it writes in batches).
+        """
+        self._audit = audit
         self._db = db
         self._tracing = tracing
         self._client = client
@@ -83,12 +91,22 @@ class FeedbackVotes:
             run_id=clicked.run_id, person=click.user, rating=clicked.rating, channel=CHANNEL
         )
         try:
-            await record_feedback(self._db, self._tracing, vote)
+            await self._record(vote)
         except UnknownRunError:
             logger.warning("a vote on run %s, which the audit does not hold", clicked.run_id)
             await self._tell(click, NO_RUN)
             return
         await self._tell(click, THANKS[clicked.rating])
+
+    async def _record(self, vote: Vote) -> None:
+        try:
+            await record_feedback(self._db, self._tracing, vote)
+        except UnknownRunError:
+            if self._audit is None:
+                raise
+            # A click right after the answer may beat the audit's next batch: write it now.
+            await self._audit.drain()
+            await record_feedback(self._db, self._tracing, vote)
 
     async def _listed(self, user: str) -> bool:
         return user in self._slack.user_roles or await listed_role(self._db, user) is not None

@@ -15,7 +15,7 @@ from core.db.models import Feedback
 from core.observability.feedback import SCORE_NAME, score_id
 from core.settings_sections import LangfuseSection
 from tests.support.otlp_receiver import OtlpReceiver
-from tests.support.slack_sender import feedback_click, mention
+from tests.support.slack_sender import feedback_click, mention, message
 
 LOOKUP = {"tool_calls": [{"name": "list_tasks", "args": {"client": "Thorinox", "status": "open"}}]}
 ANSWER = {
@@ -57,7 +57,6 @@ async def test_an_answer_carries_feedback_buttons_and_clicks_are_votes(
                 mention("C1", "U0GRACE", "what's still open for Thorinox?", "300.1")
             )
             await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
-            [run] = await slack.runs(THREAD)
             answer = answer_message(slack.api, ANSWER["content"])
 
             # What a person sees: the answer, then 👍 / 👎 under it.
@@ -69,13 +68,15 @@ async def test_an_answer_carries_feedback_buttons_and_clicks_are_votes(
             assert buttons["positive_button"]["text"]["text"] == "👍"
             assert buttons["negative_button"]["text"]["text"] == "👎"
 
-            # A double click reaches the app twice at once, and Slack replays it later.
+            # A double click, at once (before the audit's next batch is written), then a
+            # replay of it later.
             thumbs_down = feedback_click("U0GRACE", "C1", answer, "negative", "1800000001.000100")
             statuses = await asyncio.gather(
                 slack.sender.action(thumbs_down), slack.sender.action(thumbs_down)
             )
             assert statuses == [200, 200]
             await slack.api.wait_for("chat.postEphemeral", user="U0GRACE")
+            [run] = await slack.runs(THREAD)
             assert await slack.sender.action(thumbs_down) == 200
             # Someone the workspace does not list is told so, only them; nothing is written.
             nobody = feedback_click("U0NOBODY", "C1", answer, "negative")
@@ -99,3 +100,21 @@ async def test_an_answer_carries_feedback_buttons_and_clicks_are_votes(
         assert score["id"] == score_id(run.id, "U0GRACE") and score["name"] == SCORE_NAME
         assert score["traceId"] == run.trace_id
         assert score["metadata"]["channel"] == "slack"
+
+
+async def test_a_long_answer_has_the_buttons_under_its_last_message_in_a_dm(
+    open_slack_app, slack_settings
+) -> None:
+    paragraphs = [f"Paragraph {n}: " + "the open tasks, one by one. " * 6 for n in range(3)]
+    long_answer = {"content": "\n\n".join(paragraphs)}
+    short = slack_settings.model_copy(update={"max_message_chars": 200})
+    async with open_slack_app([long_answer], slack=short) as slack:
+        await slack.sender.event(message("D1", "U0GRACE", "hello", "400.1", channel_type="im"))
+        posted = await slack.api.wait_for("chat.postMessage", channel="D1", count=3)
+        await slack.runtime.turns.settle(10)
+        messages = [answer_message(slack.api, call.args["text"]) for call in posted]
+    assert [m["text"].split(":")[0] for m in messages] == [f"Paragraph {n}" for n in range(3)]
+    *first, last = messages
+    assert all(m["blocks"] == [] for m in first)
+    assert [b["type"] for b in last["blocks"]] == ["section", "context_actions"]
+    assert last["blocks"][0]["text"]["text"] == last["text"]

@@ -23,6 +23,7 @@ def register(app: AsyncApp, turns: TurnLoop, conversations: Conversations) -> No
         conversations.client,
         conversations.ledger,
         conversations.settings,
+        runner.driver.audit,
     )
 
     @app.action(FEEDBACK)
