@@ -90,9 +90,7 @@ async def record_feedback(db: Database, tracing: Tracing, vote: Vote) -> Recorde
         await session.execute(
             statement.on_conflict_do_update(
                 index_elements=["run_id", "person"],
-                set_={
-                    k: statement.excluded[k] for k in ("rating", "comment", "channel", "voted_at")
-                },
+                set_={k: statement.excluded[k] for k in _VOTE_FIELDS},
             )
         )
         await session.commit()
