@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from app.cli.bad_starts import BadStart
 from app.cli.config import settings_or_exit
+from app.cli.eval_drafts import write_feedback_drafts
 from app.eval.evaluate import evaluate
 from app.eval.report import print_report, report_json
 from app.eval.results import ScenarioResult
@@ -45,11 +46,27 @@ def eval_command(
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr too.")] = False,
+    from_feedback: Annotated[
+        bool,
+        typer.Option(
+            "--from-feedback",
+            help="Write a draft scenario for each answer rated negative, instead of running.",
+        ),
+    ] = False,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Where --from-feedback writes its drafts.")
+    ] = Path("feedback-drafts"),
 ) -> None:
     """Run the evaluation scenarios, each on a fresh demo workspace, and report.
 
     Exit status: 0 every scenario passed, 1 some failed, 2 bad usage or scenario files.
+    With --from-feedback: write the drafts (exit 0) and run nothing.
     """
+    if from_feedback:
+        if paths or model is not None or keyword:
+            raise BadStart("--from-feedback takes only --out (it runs no scenario)")
+        write_feedback_drafts(out_dir, json_output)
+        return
     if model is not None and model.startswith("scripted"):
         err.print(
             "[red]error:[/] --model takes a real model (openai:<model> or local); "

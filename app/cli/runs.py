@@ -1,4 +1,4 @@
-"""`agentloop runs`: the audit of runs — list them, or show one with everything it did."""
+"""`agentloop runs`: the audit of runs — list them, show one with everything it did, rate one."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ from rich.text import Text
 from app.cli.bad_starts import shorten
 from app.cli.config import workspace_or_exit
 from app.cli.options import text_id
+from app.cli.runs_feedback import Rating, record_vote
 from core.db.engine import open_database
 from core.observability import queries
 from core.settings import Settings
 
 runs_app = typer.Typer(help="The audit of runs: what the agent did and why.", no_args_is_help=True)
+runs_app.command("feedback")(record_vote)
 out = Console()
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -38,17 +40,36 @@ def list_runs(
         str | None,
         typer.Option("--status", help="completed, needs_confirmation, refused, failed, running."),
     ] = None,
+    feedback: Annotated[
+        Rating | None,
+        typer.Option("--feedback", help="Only runs someone rated so (positive or negative)."),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", help="At most this many, newest first.")] = 50,
     json_output: JsonOpt = False,
 ) -> None:
     """List runs, newest first."""
     settings = workspace_or_exit()
-    rows = _run(settings, queries.list_runs, thread=thread, tool=tool, status=status, limit=limit)
+    rating = feedback.value if feedback is not None else None
+    rows = _run(
+        settings,
+        queries.list_runs,
+        thread=thread,
+        tool=tool,
+        status=status,
+        feedback=rating,
+        limit=limit,
+    )
+    votes = _run(settings, queries.votes_for, [r.id for r in rows])
     if json_output:
-        sys.stdout.write(json.dumps([queries.run_json(r) for r in rows], default=str) + "\n")
+        listed = [
+            {**queries.run_json(r), "feedback": [queries.vote_json(v) for v in votes.get(r.id, [])]}
+            for r in rows
+        ]
+        sys.stdout.write(json.dumps(listed, default=str) + "\n")
         return
     table = Table(title=f"{len(rows)} run(s)", show_lines=False)
-    for column in ("run", "kind", "thread", "user", "status", "started", "ms", "tokens in/out"):
+    columns = ("run", "kind", "thread", "user", "status", "started", "ms", "tokens in/out", "votes")
+    for column in columns:
         table.add_column(column)
     for run in rows:
         table.add_row(
@@ -60,6 +81,7 @@ def list_runs(
             run.started_at.strftime("%Y-%m-%d %H:%M:%S") if run.started_at else "",
             f"{run.duration_ms:.0f}" if run.duration_ms is not None else "",
             f"{run.input_tokens}/{run.output_tokens}",
+            _tally(votes.get(run.id, [])),
         )
     out.print(table)
 
@@ -97,9 +119,31 @@ def _run(settings: Settings, query: Any, *args: Any, **kwargs: Any) -> Any:
         raise typer.TyperException(f"could not read the audit: {exc}") from None
 
 
+def _tally(votes: list[Any]) -> str:
+    up = sum(1 for v in votes if v.rating == "positive")
+    down = len(votes) - up
+    return " ".join(part for part in (f"+{up}" if up else "", f"-{down}" if down else "") if part)
+
+
 def _status(status: str) -> Text:
     style = {"completed": "green", "failed": "red", "refused": "yellow"}.get(status, "cyan")
     return Text(status, style=style)
+
+
+def _votes(votes: list[dict[str, Any]]) -> Table:
+    table = Table(title="feedback", show_lines=False, expand=True)
+    for column in ("person", "rating", "comment", "from", "when"):
+        table.add_column(column)
+    for vote in votes:
+        style = "green" if vote["rating"] == "positive" else "red"
+        table.add_row(
+            vote["person"],
+            Text(vote["rating"], style=style),
+            vote["comment"] or "",
+            vote["channel"],
+            (vote["voted_at"] or "")[:19].replace("T", " "),
+        )
+    return table
 
 
 def _render(data: dict[str, Any]) -> Panel:
@@ -145,6 +189,8 @@ def _render(data: dict[str, Any]) -> Panel:
             result if len(result) <= 400 else result[:400] + "…",
         )
     parts: list[Any] = [head, messages, tool_calls]
+    if data["feedback"]:
+        parts.append(_votes(data["feedback"]))
     parts += [_render(child) for child in data["children"]]
     title = f"{data['kind']} run {data['id']}"
     return Panel(Group(*parts), title=title, title_align="left")

@@ -10,21 +10,21 @@ from __future__ import annotations
 import re
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
+from app.eval.steps import CallStatus, Expect, Role, RunStatus, Step, Strict, context_type
 from core.db.base import Base
 from core.models.scripted import ScriptedTurn
-from core.run_context import CONTEXT_TYPES
 from core.settings import GuardMode
 
-Role = Literal["viewer", "member", "admin"]
-Reference = Literal["agencyclaw", "orion", "hotel", "buildos", "goclaw"]
-"""The reference design a scenario's example comes from."""
-RunStatus = Literal["completed", "needs_confirmation", "refused", "capped", "failed"]
-CallStatus = Literal["ok", "error", "refused", "rejected", "not_confirmed", "pending_confirmation"]
+__all__ = ["CallStatus", "Expect", "Role", "RunStatus", "Step"]
+
+Reference = Literal["agencyclaw", "orion", "hotel", "buildos", "goclaw", "feedback"]
+"""The reference design a scenario's example comes from (feedback: a turn a person rated down,
+drafted by `agentloop eval --from-feedback`)."""
 Scalar = str | int | float | bool | date | None
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -49,86 +49,7 @@ class ScenarioFilesError(ValueError):
         super().__init__("\n".join(str(e) for e in errors))
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Expect(_Strict):
-    """What one step must show; every field is optional, and only given ones are checked."""
-
-    status: RunStatus | None = None
-    tools: list[str] | None = None
-    """Exactly these tool calls in this step, in this order (planner calls included)."""
-    tools_unordered: list[str] | None = None
-    """Exactly these tool calls in this step, in any order."""
-    tools_include: list[str] = Field(default_factory=list)
-    tools_exclude: list[str] = Field(default_factory=list)
-    outcomes: dict[str, CallStatus] = Field(default_factory=dict)
-    """Tool name → status every call of that tool in this step ended with."""
-    proposals: list[str] | None = None
-    """The tools proposed for confirmation when the step paused ([] for none)."""
-    text_contains: list[str] = Field(default_factory=list)
-    text_not_contains: list[str] = Field(default_factory=list)
-    text_matches: list[str] = Field(default_factory=list)
-    """Regular expressions the answer must match (re.search)."""
-    text_equals: str | None = None
-    llm_calls: int | None = Field(default=None, ge=0)
-    """Model calls in this step: only for counts any model shares (e.g. 0 when blocked)."""
-
-    @field_validator("text_matches")
-    @classmethod
-    def _compiles(cls, patterns: list[str]) -> list[str]:
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from exc
-        return patterns
-
-
-class Step(_Strict):
-    """One message (`say`) or one decision on the pending change (`decide`)."""
-
-    say: str | None = None
-    decide: Literal["approve", "reject", "edit"] | None = None
-    reason: str = ""
-    """Why a change was rejected (`decide: reject`); the model is told."""
-    args: dict[str, Any] | None = None
-    """The changed arguments of `decide: edit`."""
-    user: str | None = None
-    role: Role | None = None
-    context_type: str | None = None
-    model: list[ScriptedTurn] = Field(default_factory=list)
-    """The scripted model's answers during this step, one per model call, in order."""
-    expect: Expect = Field(default_factory=Expect)
-
-    @model_validator(mode="after")
-    def _one_action(self) -> Step:
-        if (self.say is None) == (self.decide is None):
-            raise ValueError("a step has exactly one of say (a message) or decide (a decision)")
-        if self.decide == "edit" and not self.args:
-            raise ValueError("decide: edit needs args (the arguments to change)")
-        if self.args is not None and self.decide != "edit":
-            raise ValueError("args go with decide: edit")
-        if self.reason and self.decide != "reject":
-            raise ValueError("reason goes with decide: reject")
-        return self
-
-    @field_validator("context_type")
-    @classmethod
-    def _known_context_type(cls, value: str | None) -> str | None:
-        return _context_type(value) if value is not None else None
-
-    @property
-    def label(self) -> str:
-        """A short description of the step for reports."""
-        if self.say is not None:
-            shown = self.say if len(self.say) <= 40 else self.say[:37] + "..."
-            return f"say {shown!r}"
-        return f"decide {self.decide}"
-
-
-class ScenarioSettings(_Strict):
+class ScenarioSettings(Strict):
     """Deployment settings a scenario runs with (the rest are the defaults)."""
 
     input_guard: GuardMode | None = None
@@ -141,7 +62,7 @@ class ScenarioSettings(_Strict):
     history_turns: int | None = Field(default=None, ge=1)
 
 
-class RowCount(_Strict):
+class RowCount(Strict):
     """After the last step: how many rows of a workspace table match."""
 
     table: str
@@ -163,7 +84,7 @@ class RowCount(_Strict):
         return self
 
 
-class Scenario(_Strict):
+class Scenario(Strict):
     """One conversation to evaluate, on its own fresh workspace and checkpoints."""
 
     name: str
@@ -182,6 +103,8 @@ class Scenario(_Strict):
     rows: list[RowCount] = Field(default_factory=list)
     source: str = ""
     """The file it was read from (set by the loader)."""
+    draft: str = ""
+    """What a draft from feedback (`eval --from-feedback`) still needs; a draft never runs."""
 
     @field_validator("name")
     @classmethod
@@ -193,7 +116,17 @@ class Scenario(_Strict):
     @field_validator("context_type")
     @classmethod
     def _known_context_type(cls, value: str) -> str:
-        return _context_type(value)
+        return context_type(value)
+
+    @field_validator("draft")
+    @classmethod
+    def _completed(cls, value: str) -> str:
+        if value:
+            raise ValueError(
+                "still a draft from feedback: replace its TODOs with what should have "
+                "happened, then delete this field"
+            )
+        return value
 
     @field_validator("context_files")
     @classmethod
@@ -206,12 +139,6 @@ class Scenario(_Strict):
     def script(self) -> list[ScriptedTurn]:
         """Every step's scripted answers, in the order the model will be called."""
         return [turn for step in self.steps for turn in step.model]
-
-
-def _context_type(value: str) -> str:
-    if value not in CONTEXT_TYPES:
-        raise ValueError(f"must be one of {', '.join(CONTEXT_TYPES)}")
-    return value
 
 
 def load_scenario(path: Path) -> Scenario:

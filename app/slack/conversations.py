@@ -251,7 +251,8 @@ class Conversations:
                 blocks = cards.approval_card(thread.thread_id, result.interrupts)
                 await status.finish(text, blocks=blocks)
             elif result.text:
-                await status.finish(cards.mention_people(result.text, people))
+                text = cards.mention_people(result.text, people)
+                await status.finish(text, feedback_run=result.run_id)
             else:
                 await status.remove()
         except SlackApiError:

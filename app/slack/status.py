@@ -20,6 +20,7 @@ from typing import Any, Literal
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from app.slack.feedback_buttons import answer_blocks
 from app.slack.formatting import STATUS_LABELS, split, status_text, to_mrkdwn
 from app.slack.threads import SlackThread
 
@@ -110,26 +111,43 @@ class LiveStatus:
                 return
             self._shown, self._edited_at = label, time.monotonic()
 
-    async def finish(self, text: str, blocks: list[dict[str, Any]] | None = None) -> None:
-        """Post the answer (split when long) or a card as new messages, then clear the progress."""
+    async def finish(
+        self,
+        text: str,
+        blocks: list[dict[str, Any]] | None = None,
+        feedback_run: str | None = None,
+    ) -> None:
+        """Post the answer (split when long) or a card as new messages, then clear the progress.
+
+        `feedback_run`: the run whose answer this is; its last message carries the feedback
+        buttons.
+        """
         await self._stop_editing()
         if blocks is not None:
             # A card keeps the question in its blocks; `text` is the notification's.
             await self.post_in_thread(text[: self._max_chars], blocks)
         else:
-            first, *rest = split(to_mrkdwn(text), self._max_chars) or ["(no reply)"]
+            chunks = split(to_mrkdwn(text), self._max_chars) or ["(no reply)"]
+            extras: list[list[dict[str, Any]] | None] = [None] * len(chunks)
+            if feedback_run:
+                extras[-1] = answer_blocks(chunks[-1], feedback_run)
             try:
-                await self.post_in_thread(first)
+                await self.post_in_thread(chunks[0], extras[0])
             except SlackApiError:
                 if self.ts is None:
                     raise
                 # Posting is refused (rate limited past the retries): the answer takes the
                 # placeholder's place instead, so it is not lost.
                 logger.exception("could not post the answer in %s", self._thread.thread_id)
-                await self._client.chat_update(channel=self._thread.channel, ts=self.ts, text=first)
+                await self._client.chat_update(
+                    channel=self._thread.channel,
+                    ts=self.ts,
+                    text=chunks[0],
+                    blocks=extras[0],
+                )
                 self.ts = None
-            for chunk in rest:
-                await self.post_in_thread(chunk)
+            for chunk, extra in zip(chunks[1:], extras[1:], strict=True):
+                await self.post_in_thread(chunk, extra)
         await self.clear()
 
     async def remove(self) -> None:

@@ -1,4 +1,4 @@
-"""Reading the audit back: runs by thread, tool or status, and one run with everything it did."""
+"""Reading the audit back: runs by thread, tool, status or feedback; one run with all it did."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select
 
 from core.db.engine import Database
-from core.db.models import AgentMessage, AgentRun, SkillEvent
+from core.db.models import AgentMessage, AgentRun, Feedback, SkillEvent
 
 
 @dataclass
@@ -19,6 +19,7 @@ class RunDetail:
     messages: list[AgentMessage]
     events: list[SkillEvent]
     children: list[RunDetail] = field(default_factory=list)
+    votes: list[Feedback] = field(default_factory=list)
 
 
 async def list_runs(
@@ -27,9 +28,14 @@ async def list_runs(
     thread: str | None = None,
     tool: str | None = None,
     status: str | None = None,
+    feedback: str | None = None,
     limit: int = 50,
 ) -> list[AgentRun]:
-    """Return runs, newest first; `tool` keeps runs in which the model called that tool."""
+    """Return runs, newest first.
+
+    `tool` keeps runs in which the model called that tool; `feedback` (positive or
+    negative), runs someone rated so.
+    """
     query = select(AgentRun).order_by(AgentRun.started_at.desc()).limit(limit)
     if thread:
         query = query.where(AgentRun.thread_id == thread)
@@ -40,6 +46,10 @@ async def list_runs(
             SkillEvent.skill_id == tool, SkillEvent.event_type == "skill_call"
         )
         query = query.where(AgentRun.id.in_(called))
+    if feedback:
+        query = query.where(
+            AgentRun.id.in_(select(Feedback.run_id).where(Feedback.rating == feedback))
+        )
     async with db.session() as session:
         return list((await session.scalars(query)).all())
 
@@ -69,13 +79,39 @@ async def _detail(session: Any, run: AgentRun, depth: int) -> RunDetail:
         )
         .order_by(SkillEvent.id)
     )
-    detail = RunDetail(run, list(messages.all()), list(events.all()))
+    votes = await session.scalars(
+        select(Feedback).where(Feedback.run_id == run.id).order_by(Feedback.voted_at)
+    )
+    detail = RunDetail(run, list(messages.all()), list(events.all()), votes=list(votes.all()))
     if depth < 5:
         children = await session.scalars(
             select(AgentRun).where(AgentRun.parent_run_id == run.id).order_by(AgentRun.started_at)
         )
         detail.children = [await _detail(session, child, depth + 1) for child in children.all()]
     return detail
+
+
+async def votes_for(db: Database, run_ids: list[str]) -> dict[str, list[Feedback]]:
+    """Return the votes on each of `run_ids` (oldest first); runs nobody rated are left out."""
+    found: dict[str, list[Feedback]] = {}
+    if not run_ids:
+        return found
+    query = select(Feedback).where(Feedback.run_id.in_(run_ids)).order_by(Feedback.voted_at)
+    async with db.session() as session:
+        for vote in (await session.scalars(query)).all():
+            found.setdefault(vote.run_id, []).append(vote)
+    return found
+
+
+def vote_json(vote: Feedback) -> dict[str, Any]:
+    """A vote as plain JSON."""
+    return {
+        "person": vote.person,
+        "rating": vote.rating,
+        "comment": vote.comment,
+        "channel": vote.channel,
+        "voted_at": vote.voted_at.isoformat() if vote.voted_at else None,
+    }
 
 
 def run_json(run: AgentRun) -> dict[str, Any]:
@@ -147,5 +183,6 @@ def detail_json(detail: RunDetail, results: dict[str, SkillEvent] | None = None)
             for call in detail.events
             if call.event_type == "skill_call"
         ],
+        "feedback": [vote_json(vote) for vote in detail.votes],
         "children": [detail_json(child, results) for child in detail.children],
     }

@@ -1,4 +1,5 @@
-"""An OTLP/HTTP trace receiver on loopback: decodes what the Langfuse SDK exports, keeps spans."""
+"""A Langfuse stand-in on loopback: the OTLP/HTTP traces the SDK exports, and the scores it
+sends to Langfuse's score API (`POST /api/public/scores`, a JSON list); keeps both."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from core.observability.tracing import Tracing
 from core.settings_sections import LangfuseSection
 
 TRACES_PATH = "/api/public/otel/v1/traces"
+SCORES_PATH = "/api/public/scores"
+"""Where the SDK's score consumer sends batches of scores (JSON, not OTLP)."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +41,15 @@ class ReceivedSpan:
 
 
 class OtlpReceiver:
-    """Serves `POST /api/public/otel/v1/traces` on 127.0.0.1; a context manager."""
+    """Serves `POST /api/public/otel/v1/traces` and `/api/public/scores` on 127.0.0.1.
+
+    A context manager.
+    """
 
     def __init__(self) -> None:
         self.spans: list[ReceivedSpan] = []
+        self.scores: list[dict[str, Any]] = []
+        """Every score received, as the SDK sent it (API field names: traceId, …), in order."""
         self.authorizations: list[str] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -84,6 +92,11 @@ class OtlpReceiver:
                             )
                         )
 
+    def _score(self, body: bytes, authorization: str) -> None:
+        with self._lock:
+            self.authorizations.append(authorization)
+            self.scores.extend(json.loads(body))
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         receiver = self
 
@@ -92,6 +105,15 @@ class OtlpReceiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)
+                if self.path == SCORES_PATH:
+                    receiver._score(body, self.headers.get("Authorization", ""))
+                    answer = b'{"message": "Accepted"}'
+                    self.send_response(202)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                    return
                 if self.path != TRACES_PATH:
                     self.send_response(404)
                     self.end_headers()

@@ -176,3 +176,46 @@ def click(user: str, channel: str, card: dict[str, Any], action_id: str) -> dict
             }
         ],
     }
+
+
+def feedback_click(
+    user: str, channel: str, message: dict[str, Any], rating: str, action_ts: str | None = None
+) -> dict[str, Any]:
+    """Return the `block_actions` payload of a click on an answer's 👍 (positive) or 👎.
+
+    `message` is the answer as the mock holds it; `action_ts` names the click (the same for
+    a replay of one click, new for another click).
+    """
+    [block] = [b for b in message["blocks"] if b["type"] == "context_actions"]
+    [buttons] = [e for e in block["elements"] if e["type"] == "feedback_buttons"]
+    button = buttons["positive_button" if rating == "positive" else "negative_button"]
+    return {
+        "type": "block_actions",
+        "team": {"id": TEAM},
+        "user": {"id": user},
+        "api_app_id": "A0APP",
+        "token": "legacy",
+        "trigger_id": "1.2.3",
+        "channel": {"id": channel},
+        "container": {
+            "type": "message",
+            "message_ts": message["ts"],
+            "channel_id": channel,
+            "thread_ts": message["thread_ts"],
+        },
+        "message": {
+            "ts": message["ts"],
+            "thread_ts": message["thread_ts"],
+            "text": message["text"],
+            "blocks": message["blocks"],
+        },
+        "actions": [
+            {
+                "type": "feedback_buttons",
+                "action_id": buttons["action_id"],
+                "block_id": block.get("block_id", ""),
+                "value": button["value"],
+                "action_ts": action_ts or f"{time.time():.6f}",
+            }
+        ],
+    }

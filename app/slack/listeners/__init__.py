@@ -14,6 +14,7 @@ from app.slack.listeners import (
     app_mention,
     assistant_thread,
     decision,
+    feedback,
     message,
     stop_command,
 )
@@ -22,5 +23,5 @@ from app.slack.turn_loop import TurnLoop
 
 def register_all(app: AsyncApp, turns: TurnLoop, conversations: Conversations) -> None:
     """Register every listener of the Slack app (the assistant's first: it claims its DMs)."""
-    for module in (assistant_thread, app_mention, message, decision, stop_command):
+    for module in (assistant_thread, app_mention, message, decision, feedback, stop_command):
         module.register(app, turns, conversations)
