@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,9 @@ def test_a_step_is_one_message_or_one_decision(tmp_path: Path, step: str, messag
 
 
 def test_row_counts_name_real_tables_and_columns(tmp_path: Path) -> None:
+    # The agency pack's tables are known once its models are loaded, as `agentloop eval`
+    # loads every enabled pack before it reads a scenario.
+    importlib.import_module("tools.agency.models")
     rows = "rows:\n  - {table: taskz, count: 1}\n  - {table: tasks, where: {titel: x}, count: 1}\n"
     problems = problems_of(write(tmp_path, "r.yaml", MINIMAL + rows))
     assert problems[0].startswith("rows[0]: Value error, unknown table 'taskz'; tables: ")
