@@ -41,6 +41,8 @@ from tools.pack_loading import PackError
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
 logger = logging.getLogger(__name__)
+QUIT = frozenset({"/quit", "/exit", "quit", "exit"})
+"""Lines that end the conversation, besides an empty one."""
 
 
 def chat(
@@ -71,7 +73,7 @@ def chat(
     out.print(
         f"[bold]agentloop[/] — model [cyan]{spec}[/], "
         f"checkpointer [cyan]{settings.checkpointer_kind()}[/], thread [cyan]{thread_id}[/]\n"
-        f"[dim]Logs: {log_path}. Empty line or Ctrl-D to quit.[/]"
+        f"[dim]Logs: {log_path}. Empty line, /quit or Ctrl-D to quit.[/]"
     )
     code = asyncio.run(_chat(settings, base, local=spec == "local"))
     raise typer.Exit(code)
@@ -96,7 +98,7 @@ async def _chat(settings: Settings, base: TurnRequest, *, local: bool) -> int:
                     )
                 await warmed(runner, base.model, err)
                 while (message := await repl.read("[bold green]you>[/] ")) is not None:
-                    if not message:
+                    if not message or message.casefold() in QUIT:
                         break
                     await repl.exchange(replace(base, message=message))
             return 0

@@ -214,6 +214,20 @@ def test_chat_asks_inline_and_runs_the_approved_change(
     assert task_count(workspace_url) == 1
 
 
+def test_chat_ends_at_quit_without_sending_it_or_what_follows(
+    workspace_url, tmp_path, write_script
+) -> None:
+    hello = {"content": "Hello! What can I do for you?"}
+    env = {**env_for(workspace_url, tmp_path), "AGENTLOOP_MODEL": write_script([hello])}
+    stdin = "hello\n/quit\nmake the task\n"
+    proc = agentloop("chat", "--thread", "c3", env=env, stdin=stdin)
+    assert proc.returncode == 0, proc.stderr
+    # One model call (the script holds one answer): neither "/quit" nor the line after it ran.
+    assert hello["content"] in proc.stdout
+    assert "called a 2nd time" not in proc.stdout + proc.stderr
+    assert task_count(workspace_url) == 0
+
+
 def test_chat_ending_at_the_prompt_leaves_the_change_waiting(
     workspace_url, tmp_path, write_script
 ) -> None:
