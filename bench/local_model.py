@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import multiprocessing
 import statistics
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +76,8 @@ class LocalModelResult:
     """Every ask's turn by set, the busy-machine timings and the model's load time."""
 
     load_s: float
+    commit: str = ""
+    """The commit the asks ran on ("" outside a git checkout)."""
     turns: dict[str, list[Turn]] = field(default_factory=dict)
     quiet_s: list[float] = field(default_factory=list)
     busy_s: list[float] = field(default_factory=list)
@@ -92,19 +96,21 @@ async def _run(say: Say, sets: tuple[SetName, ...], busy: bool) -> LocalModelRes
         async with Runner.open(settings) as runner:
             started = time.perf_counter()
             runner.check_model("local")  # loads the model once, outside the timed turns
-            result = LocalModelResult(load_s=time.perf_counter() - started)
+            result = LocalModelResult(load_s=time.perf_counter() - started, commit=_commit())
             for name in sets:
                 asks = load(name)
                 shown = name in ITEMIZED
                 say(f"  {name}: {len(asks)} asks" + ("" if shown else " (totals only)"))
                 turns = result.turns.setdefault(name, [])
-                for number, ask in enumerate(asks):
-                    turn = await _ask(runner, ask, f"bench-{name}-{number}")
-                    turns.append(turn)
-                    if shown:
-                        _say_turn(say, turn)
-                    elif (number + 1) % 20 == 0:
-                        say(f"  {name}: {number + 1} of {len(asks)} asked")
+                quiet: AbstractContextManager[None] = nullcontext() if shown else _no_logs()
+                with quiet:  # a failing tool's logged traceback would show a held-out call
+                    for number, ask in enumerate(asks):
+                        turn = await _ask(runner, ask, f"bench-{name}-{number}")
+                        turns.append(turn)
+                        if shown:
+                            _say_turn(say, turn)
+                        elif (number + 1) % 20 == 0:
+                            say(f"  {name}: {number + 1} of {len(asks)} asked")
             if busy and "tuning" in result.turns:
                 sample = load("tuning")[:BUSY_SAMPLE]
                 result.quiet_s = [
@@ -116,6 +122,29 @@ async def _run(say: Say, sets: tuple[SetName, ...], busy: bool) -> LocalModelRes
                     ]
                 say(f"  busy: median {statistics.median(result.busy_s):.1f} s")
     return result
+
+
+def _commit() -> str:
+    """The checkout's commit, short, with "+" when files differ from it."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=root).returncode != 0
+    except OSError:
+        return ""
+    return f"{head}{'+' * dirty}" if head else ""
+
+
+@contextmanager
+def _no_logs() -> Iterator[None]:
+    """Log nothing while the block runs."""
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
 
 
 @contextmanager
@@ -224,7 +253,8 @@ def render(result: LocalModelResult) -> list[str]:
             f"({_verdict(ratio <= TARGET_BUSY_RATIO, f'target ≤ {TARGET_BUSY_RATIO:g}×')})."
         )
     lines += [
-        f"- capped turns: {sum(t.outcome.status == 'capped' for t in every)}.",
+        f"- capped turns: {sum(t.outcome.status == 'capped' for t in every)}; "
+        f"run on commit {result.commit or 'unknown'}.",
         "",
         "| set | ask | expected | called | verdict | s | answer |",
         "|---|---|---|---|---|---|---|",
