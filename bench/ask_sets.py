@@ -1,7 +1,8 @@
-"""The local model's two sets of asks: the tuning set and the held-out set (bench/asks/).
+"""The local model's two sets of asks: the tuning set and held-out v2 (bench/asks/).
 
-The tuning set may be looked at and tuned to; the held-out set only measures. Both are
-plain YAML so a reader sees every ask, what answers it, and the facts the answer must hold.
+The tuning set may be looked at and tuned to (it holds the retired held-out v1 too);
+held-out v2 only measures, and the bench reports it as totals alone. Both are plain YAML so
+a reader sees every ask, what answers it, and the facts the answer must hold.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Literal
 import yaml
 
 FOLDER = Path(__file__).with_name("asks")
-SetName = Literal["tuning", "held_out"]
+SetName = Literal["tuning", "held_out_v2"]
 KINDS = ("tool", "small_talk", "follow_up", "ask_to_know")
 
 
@@ -30,7 +31,9 @@ class Ask:
     after: tuple[str, ...] = ()
     """Earlier messages of the same thread, run first and not scored."""
     clarify: bool = False
-    """A question that holds a fact (no tool called) is right too."""
+    """The ask lacks what its tool needs: only a question naming `options` is right."""
+    options: tuple[str, ...] = ()
+    """What the question must name, each as spellings separated by "|" (all of them)."""
 
 
 def load(name: SetName) -> list[Ask]:
@@ -46,10 +49,13 @@ def load(name: SetName) -> list[Ask]:
                 facts=tuple(str(f) for f in entry.get("facts") or ()),
                 after=tuple(entry.get("after") or ()),
                 clarify=bool(entry.get("clarify", False)),
+                options=tuple(str(o) for o in entry.get("options") or ()),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"{name}.yaml entry {number}: {exc}") from exc
         if ask.kind not in KINDS:
             raise ValueError(f"{name}.yaml entry {number}: kind {ask.kind!r} not in {KINDS}")
+        if ask.clarify and not (ask.options and ask.tools):
+            raise ValueError(f"{name}.yaml entry {number}: a `clarify` ask names its options")
         asks.append(ask)
     return asks

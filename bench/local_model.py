@@ -1,100 +1,74 @@
-"""The embedded local model on its two sets of asks: the tuning set and the held-out set.
+"""The embedded local model on its two sets of asks: the tuning set and held-out v2.
 
 Each ask runs through the runner (the whole graph: preselection, the local model, tools,
 verify) in a thread of its own on a seeded demo workspace in SQLite, as an admin, with a
 fixed "today" so the facts do not move; a follow-up's earlier messages run first in the
-same thread. An ask is right when the first tool called is one of its tools (none for small
-talk, or a question when it may clarify) and the answer, or the waiting proposal, holds one
-of its facts. A change proposed for an ask that only asks to know is counted on its own.
-The median turn is measured again while another process keeps one core busy.
+same thread. Whether a turn is right is bench/ask_scoring.py's strict definition. A change
+proposed for an ask that only asks to know is counted on its own.
+
+Held-out v2 is reported as totals per category only: neither the progress said while it
+runs nor the recorded section names an ask of it or what was answered. The tuning set (with
+the retired held-out v1) is itemized. The median turn is measured again while another
+process keeps one core busy.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import multiprocessing
-import re
 import statistics
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 from app.eval.workspace import build_template, workspace_settings
+from bench.ask_scoring import RIGHT, Outcome, verdict
 from bench.ask_sets import Ask, SetName, load
 from bench.suite import Say
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
-from prompts.replies import graceful_failure
 from tools.registry import default_registry
 
 TODAY = "2026-11-24"
 USER = "U0ADA"
-SETS: tuple[SetName, ...] = ("tuning", "held_out")
-TARGET_HELD_OUT = 0.85
-TARGET_TUNING = 0.90
+SETS: tuple[SetName, ...] = ("tuning", "held_out_v2")
+ITEMIZED: tuple[SetName, ...] = ("tuning",)
+"""The sets whose asks are shown one by one; held-out v2 is shown as totals only."""
+TARGET_HELD_OUT = 0.80
+TARGET_TUNING = 0.85
 TARGET_BUSY_RATIO = 2.0
 BUSY_SAMPLE = 12
 """Asks of the tuning set timed again with one core busy."""
-_FAILURE_OPENING = graceful_failure(1, [])[:40]
-_ASIDE = re.compile(r"\s*\([^()]*\)")
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One ask's outcome."""
+    """One ask's outcome and its verdict."""
 
     ask: Ask
     seconds: float
-    tools: list[str]
-    text: str
-    status: str
-    proposals: str
-    """The waiting proposals as JSON ("" when none)."""
+    outcome: Outcome
 
     @property
-    def clarified(self) -> bool:
-        """The answer ends with a question."""
-        return self.text.rstrip().endswith("?") and self.status == "completed"
-
-    @property
-    def asked_which(self) -> bool:
-        """The answer is a question naming what one of the ask's tools does."""
-        return self.clarified and any(
-            _does(tool) in self.text.casefold() for tool in self.ask.tools
-        )
-
-    @property
-    def right_tool(self) -> bool:
-        """One of the ask's tools was called (none for a reply), or the answer asked which."""
-        if (self.ask.clarify and self.clarified) or self.asked_which:
-            return True
-        return bool(set(self.tools) & set(self.ask.tools)) if self.ask.tools else not self.tools
-
-    @property
-    def has_fact(self) -> bool:
-        """The answer or the waiting proposal holds a fact (none listed: a real reply); a
-        question naming the right tool is its own answer."""
-        if self.asked_which:
-            return True
-        shown = f"{self.text} {self.proposals}"
-        if not self.ask.facts:
-            return bool(self.text.strip() or self.proposals) and _FAILURE_OPENING not in shown
-        return any(fact in shown for fact in self.ask.facts)
+    def verdict(self) -> str:
+        """`ok`, or why the turn is wrong (bench/ask_scoring.py)."""
+        return verdict(self.ask, self.outcome)
 
     @property
     def right(self) -> bool:
-        """Right tool (or question) and the fact."""
-        return self.right_tool and self.has_fact
+        """The turn answered its ask, strictly."""
+        return self.verdict == RIGHT
 
     @property
     def proposed_change(self) -> bool:
         """The turn ended waiting for a person to approve a change."""
-        return self.status == "needs_confirmation"
+        return self.outcome.status == "needs_confirmation"
 
 
 @dataclass
@@ -102,6 +76,8 @@ class LocalModelResult:
     """Every ask's turn by set, the busy-machine timings and the model's load time."""
 
     load_s: float
+    commit: str = ""
+    """The commit the asks ran on ("" outside a git checkout)."""
     turns: dict[str, list[Turn]] = field(default_factory=dict)
     quiet_s: list[float] = field(default_factory=list)
     busy_s: list[float] = field(default_factory=list)
@@ -120,14 +96,21 @@ async def _run(say: Say, sets: tuple[SetName, ...], busy: bool) -> LocalModelRes
         async with Runner.open(settings) as runner:
             started = time.perf_counter()
             runner.check_model("local")  # loads the model once, outside the timed turns
-            result = LocalModelResult(load_s=time.perf_counter() - started)
+            result = LocalModelResult(load_s=time.perf_counter() - started, commit=_commit())
             for name in sets:
-                say(f"  {name}:")
+                asks = load(name)
+                shown = name in ITEMIZED
+                say(f"  {name}: {len(asks)} asks" + ("" if shown else " (totals only)"))
                 turns = result.turns.setdefault(name, [])
-                for number, ask in enumerate(load(name)):
-                    turn = await _ask(runner, ask, f"bench-{name}-{number}")
-                    turns.append(turn)
-                    _say_turn(say, turn)
+                quiet: AbstractContextManager[None] = nullcontext() if shown else _no_logs()
+                with quiet:  # a failing tool's logged traceback would show a held-out call
+                    for number, ask in enumerate(asks):
+                        turn = await _ask(runner, ask, f"bench-{name}-{number}")
+                        turns.append(turn)
+                        if shown:
+                            _say_turn(say, turn)
+                        elif (number + 1) % 20 == 0:
+                            say(f"  {name}: {number + 1} of {len(asks)} asked")
             if busy and "tuning" in result.turns:
                 sample = load("tuning")[:BUSY_SAMPLE]
                 result.quiet_s = [
@@ -139,6 +122,29 @@ async def _run(say: Say, sets: tuple[SetName, ...], busy: bool) -> LocalModelRes
                     ]
                 say(f"  busy: median {statistics.median(result.busy_s):.1f} s")
     return result
+
+
+def _commit() -> str:
+    """The checkout's commit, short, with "+" when files differ from it."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=root).returncode != 0
+    except OSError:
+        return ""
+    return f"{head}{'+' * dirty}" if head else ""
+
+
+@contextmanager
+def _no_logs() -> Iterator[None]:
+    """Log nothing while the block runs."""
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
 
 
 @contextmanager
@@ -164,9 +170,9 @@ async def _ask(runner: Runner, ask: Ask, thread_id: str) -> Turn:
     started = time.perf_counter()
     result = await runner.run_turn(_request(thread_id, ask.text))
     seconds = time.perf_counter() - started
-    tools = [call.name for call in result.tool_calls]
+    tools = tuple(call.name for call in result.tool_calls)
     proposals = json.dumps(result.interrupts, default=str) if result.interrupts else ""
-    return Turn(ask, seconds, tools, result.text, result.status, proposals)
+    return Turn(ask, seconds, Outcome(tools, result.text, result.status, proposals))
 
 
 def _request(thread_id: str, message: str) -> TurnRequest:
@@ -176,46 +182,65 @@ def _request(thread_id: str, message: str) -> TurnRequest:
 
 
 def _say_turn(say: Say, turn: Turn) -> None:
-    mark = "ok" if turn.right else ("WRONG TOOL" if not turn.right_tool else "NO FACT")
-    say(f"  {turn.seconds:5.1f} s  {mark:<10} {turn.ask.text!r} → {turn.tools} {turn.text[:80]!r}")
+    called = list(turn.outcome.tools)
+    say(
+        f"  {turn.seconds:5.1f} s  {turn.verdict:<14} {turn.ask.text!r} → {called} "
+        f"{turn.outcome.text[:80]!r}"
+    )
 
 
 def score(turns: list[Turn]) -> tuple[int, int]:
-    """How many turns are right (tool and fact), of how many."""
+    """How many turns are right, of how many."""
     return sum(t.right for t in turns), len(turns)
 
 
+def category(ask: Ask) -> str:
+    """The category an ask is totalled in: an ask for a look-up or for a change, one that needs
+    a question, small talk, a follow-up, an ask to know."""
+    if ask.clarify:
+        return "clarify"
+    if ask.kind != "tool":
+        return ask.kind
+    tool = default_registry().get(ask.tools[0])
+    return "change" if tool is not None and tool.kind == "mutating" else "look_up"
+
+
+def totals(turns: list[Turn]) -> str:
+    """Right of total per category, in the order the categories first come."""
+    order = dict.fromkeys(category(t.ask) for t in turns)
+    return ", ".join(
+        "{} {}/{}".format(name, *score([t for t in turns if category(t.ask) == name]))
+        for name in order
+    )
+
+
 def render(result: LocalModelResult) -> list[str]:
-    """The markdown section: the figures against the targets, then one row per ask."""
+    """The markdown section: the figures against the targets, then the tuning set's asks."""
     lines = [
-        "## The local model on the tuning and held-out asks (SmolLM2-135M, llama.cpp)",
+        "## The local model on the tuning and held-out v2 asks (SmolLM2-135M, llama.cpp)",
         "",
         f"Each ask is one turn through the runner in a thread of its own on the seeded demo "
         f"workspace (SQLite), as an admin, today = {TODAY}; a follow-up's earlier messages run "
-        f"first. The model loads once ({result.load_s:.1f} s). *Right*: the turn called a tool "
-        f"the ask lists (none for small talk) and the answer, or the waiting proposal, holds "
-        f"one of its facts; or the answer is a question naming what one of those tools does "
-        f"(or, where the ask lacks what a tool needs, asks for it). The held-out set "
-        f"is never tuned to (tests/unit/test_held_out_asks.py keeps it out of the tools' "
-        f"examples, prompts/ and the model's code).",
+        f"first. The model loads once ({result.load_s:.1f} s). *Right*, strictly "
+        f"(bench/ask_scoring.py): the first tool called or proposed is one the ask lists and "
+        f"the answer, or the waiting proposal, holds one of its facts; a question is right "
+        f"only for an ask that lacks what its tool needs, and only when it names what is "
+        f"missing; the abilities reply is never right for an ask for a tool. Held-out v2 is "
+        f"shown as totals per category only; the tuning set (with the retired held-out v1) "
+        f"ask by ask.",
         "",
     ]
-    targets = {"held_out": TARGET_HELD_OUT, "tuning": TARGET_TUNING}
+    targets = {"held_out_v2": TARGET_HELD_OUT, "tuning": TARGET_TUNING}
     every = [t for turns in result.turns.values() for t in turns]
     for name, turns in result.turns.items():
         right, total = score(turns)
         seconds = sorted(t.seconds for t in turns)
         know = [t for t in turns if t.ask.kind == "ask_to_know"]
         changed = sum(t.proposed_change for t in know)
-        kinds = ", ".join(
-            f"{kind} {score([t for t in turns if t.ask.kind == kind])[0]}/"
-            f"{score([t for t in turns if t.ask.kind == kind])[1]}"
-            for kind in dict.fromkeys(t.ask.kind for t in turns)
-        )
         lines.append(
             f"- **{name}**: right {right}/{total} ({right / total:.0%}; "
             f"{_verdict(right / total >= targets[name], f'target ≥ {targets[name]:.0%}')}); "
-            f"{kinds}; changes proposed for asks to know: {changed}/{len(know)} "
+            f"{totals(turns)}; changes proposed for asks to know: {changed}/{len(know)} "
             f"({_verdict(changed == 0, 'target 0')}); median {statistics.median(seconds):.1f} s, "
             f"slowest {seconds[-1]:.1f} s."
         )
@@ -228,28 +253,22 @@ def render(result: LocalModelResult) -> list[str]:
             f"({_verdict(ratio <= TARGET_BUSY_RATIO, f'target ≤ {TARGET_BUSY_RATIO:g}×')})."
         )
     lines += [
-        f"- capped turns: {sum(t.status == 'capped' for t in every)}.",
+        f"- capped turns: {sum(t.outcome.status == 'capped' for t in every)}; "
+        f"run on commit {result.commit or 'unknown'}.",
         "",
-        "| set | ask | expected | called | right | s | answer |",
+        "| set | ask | expected | called | verdict | s | answer |",
         "|---|---|---|---|---|---|---|",
     ]
-    for name, turns in result.turns.items():
-        for t in turns:
-            answer = " ".join(t.text.split())[:70].replace("|", "\\|")
+    for name in ITEMIZED:
+        for t in result.turns.get(name, []):
+            answer = " ".join(t.outcome.text.split())[:70].replace("|", "\\|")
             expected = ", ".join(t.ask.tools) or "(reply)"
             lines.append(
                 f"| {name} | {t.ask.text.replace('|', '/')} | {expected} "
-                f"| {', '.join(t.tools) or '-'} | {'yes' if t.right else 'no'} "
+                f"| {', '.join(t.outcome.tools) or '-'} | {t.verdict} "
                 f"| {t.seconds:.1f} | {answer} |"
             )
     return lines
-
-
-@cache
-def _does(name: str) -> str:
-    """What a tool does, as a question naming it says it."""
-    tool = default_registry().get(name)
-    return _ASIDE.sub("", tool.summary).strip().casefold() if tool else name
 
 
 def _verdict(met: bool, target: str) -> str:
