@@ -26,7 +26,7 @@ from local_model.writing import write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
 NO_HINTS: Any = SimpleNamespace(
-    examples={}, changing=frozenset(), readers=frozenset(), abilities=(), mentions={}, stated=()
+    examples={}, changing=set(), readers=set(), abilities=(), mentions={}, stated=(), shows={}
 )
 """The hints of a call whose caller gave none."""
 

@@ -47,6 +47,8 @@ class Hints(Protocol):
     """The workspace records the message names, by kind (an argument's name)."""
     stated: Sequence[Mapping[str, str]]
     """The stays the message writes out, already read (`check_in`, `check_out`)."""
+    shows: Mapping[str, Any]
+    """What a person reads in each tool's result, for the tools that declare it."""
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,8 @@ class Decider:
         offer = _Offer(turn, by_name, hints)
         ranked = self._rank(offer, may_reply)
         if not ranked:
-            return Step(
-                reply=shown(turn.now.results[-1]) if turn.now.results else "", why="no tool"
-            )
+            latest = turn.now.results[-1:]
+            return Step(reply="".join(shown(r, hints.shows) for r in latest), why="no tool")
         if not may_reply:
             return Step(tool=by_name[ranked[0][0]], why=f"required: {ranked[0][1]:.2f}")
         if turn.now.results:
@@ -128,18 +129,18 @@ class Decider:
                 return Step(reply=question, why="the time was not read", asked=(goal,) * bool(goal))
             return Step(tool=by_name[goal], why=f"{goal} without the time")
         each = [r for r in turn.now.results if r.name == latest.name]  # one, or a wave's each
-        if latest.failed or latest.name in hints.changing:
+        if latest.failed or latest.name in hints.changing or not goal or goal in called:
             changed = latest.name in hints.changing
-            return Step(reply="\n\n".join(shown(r, changed=changed) for r in each), why="result")
-        if not goal or goal in called:
-            return Step(reply="\n\n".join(map(shown, each)), why="result")
+            return Step(
+                reply="\n\n".join(shown(r, hints.shows, changed) for r in each), why="result"
+            )
         missing = fill(_parameters(by_name[goal]), turn, hints.mentions).missing
         if not missing:
             return Step(tool=by_name[goal], why=f"the results fill {goal}")
         if latest.name in hints.readers:
             question = ask_for(missing, summary(by_name[goal]))
             return Step(reply=question, why=f"{goal} lacks {missing}", asked=(goal,))
-        return Step(reply=shown(latest), why="result")
+        return Step(reply=shown(latest, hints.shows), why="result")
 
     def _toward(self, offer: _Offer, name: str, ranked: list[tuple[str, float]], why: str) -> Step:
         """Call `name`, or first a date reader when it needs dates the turn does not hold."""

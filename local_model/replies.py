@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -15,7 +15,6 @@ from local_model.conversation import Result
 from local_model.intent import SMALL_TALK_ANSWERS
 
 SHOWN_LINES = 20
-NESTED_ITEMS = 4
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NOT_RUN = "Not executed:"
@@ -44,26 +43,29 @@ def ask_for(arguments: Sequence[str], tool_summary: str) -> str:
     return f"{f'To {purpose}, ' if purpose else ''}I need the {listed}: which do you mean?"
 
 
-def shown(result: Result, *, changed: bool = False) -> str:
-    """A tool result as the person reads it.
+def shown(result: Result, shows: Mapping[str, Any], changed: bool = False) -> str:
+    """A tool result as the person reads it; `changed`: what a change "did", not "found".
 
-    A call that did not go through says why, in the tool's first sentence. Fields are a
-    line each and a list of records a line per record; dates also read as words; several
-    candidates end with a question. `changed`: what a change "did", not what it "found".
+    A failure says why, in the tool's first sentence. A tool that `shows` what a person reads
+    (`read(result)`: a lead and rows) gets its lead line ("2 tasks") and those fields, a record
+    a line; any other, every field but ids and empty ones. Dates also read as words.
     """
     if result.failed:
         text = _said(result.data()) or result.content.strip()
         reason_text = _FAILURE_PREFIX.sub("", text.removeprefix(_NOT_RUN).strip())
-        first = _FIRST_SENTENCE.match(reason_text)
-        reason = first.group(0).strip() if first else reason_text
+        reason = next(iter(_FIRST_SENTENCE.findall(reason_text)), "").strip()
         if text.startswith(_NOT_RUN):
             verb, _, thing = result.name.partition("_")
             return f"I did not {verb} the {thing.replace('_', ' ') or 'change'}: {reason}"
         return f"{result.name} did not go through: {reason}"
-    data = result.data()
+    data, header = result.data(), f"Here is what {result.name} {'did' if changed else 'found'}"
+    declared = None if result.leaves_choice else shows.get(result.name)
+    if declared and (read := declared.read(data)):
+        rows = [("- " * (len(read.rows) > 1)) + _one_line(row) for row in read.rows[:SHOWN_LINES]]
+        return "\n".join([_field(read.lead or header) + (":" if rows else "."), *rows])
     lines = _record_lines(data) if isinstance(data, dict) else result.content.splitlines()
-    text = f"Here is what {result.name} {'did' if changed else 'found'}:\n"
-    return text + "\n".join(lines[:SHOWN_LINES]) + "\nWhich one do you mean?" * result.leaves_choice
+    ask = ["Which one do you mean?"] * result.leaves_choice
+    return "\n".join([f"{header}:", *lines[:SHOWN_LINES], *ask])
 
 
 def _said(data: Any) -> str:
@@ -76,34 +78,31 @@ def _said(data: Any) -> str:
 
 def _record_lines(data: dict[str, Any]) -> list[str]:
     lines = []
-    for key, value in data.items():
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            lines.append(f"{key}:")
-            lines += [f"- {_one_line(item)}" for item in value]
-        elif isinstance(value, dict):
-            lines.append(f"{key}: {_one_line(value)}")
-        elif value is not None and not _ID.fullmatch(key):
-            lines.append(f"{key}: {_field(value)}")
+    for key, value in _plain(data):
+        if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            lines += [f"{key}:", *(f"- {_one_line(_plain(item))}" for item in value)]
+        else:
+            said = _one_line(_plain(value)) if isinstance(value, dict) else _field(value)
+            lines.append(f"{key}: {said}")
     return lines
 
 
-def _one_line(record: dict[str, Any]) -> str:
-    shown = []
-    for key, value in record.items():
-        if value is None or _ID.fullmatch(key) or isinstance(value, dict):
-            continue
-        if isinstance(value, list):
-            more = ", …" * (len(value) > NESTED_ITEMS)
-            shown.append(f"{key}: " + "; ".join(_scalar(v) for v in value[:NESTED_ITEMS]) + more)
-        else:
-            shown.append(f"{key}: {_field(value)}")
-    return ", ".join(shown)
+def _one_line(fields: Sequence[tuple[str, Any]]) -> str:
+    said = [f"{label}: {_field(value)}" if label else _field(value) for label, value in fields]
+    title = said.pop(0) if fields and not fields[0][0] else ""
+    return " — ".join(filter(None, [title, ", ".join(said)]))
+
+
+def _plain(record: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [
+        (k, v) for k, v in record.items() if v not in (None, "", [], {}) and not _ID.fullmatch(k)
+    ]
 
 
 def _scalar(value: Any) -> str:
     """A value as a person reads it: a whole amount without its ".0", a record its plain values."""
     if isinstance(value, dict):
-        return " ".join(_scalar(v) for v in value.values() if not isinstance(v, dict | list))
+        return " ".join(_scalar(v) for _, v in _plain(value) if not isinstance(v, dict | list))
     if isinstance(value, list):  # names, ids or codes: a list said as one, "none" when empty
         return "; ".join(map(_scalar, value)) or "none"
     if isinstance(value, float) and value.is_integer():

@@ -153,6 +153,7 @@ class Act:
             abilities=self._registry.abilities(asker_of(state, ctx).role),
             mentions=mentions,
             stated=stated,
+            shows={tool.name: tool.shows for tool in tools if tool.shows},
         )
 
     @staticmethod

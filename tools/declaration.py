@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.asker import Asker
 from core.db.engine import Database
+from core.models.shows import Shows
 from core.run_context import ROLES, RunContext
 from core.state import Source
 
@@ -109,6 +110,9 @@ class Tool:
     them (with the name and description) before each model call."""
     caution: str = ""
     """A line shown with every proposal of this change (a server's word that it destroys)."""
+    shows: Shows | None = None
+    """What a person reads in its result: the fields that answer the ask and the lead line.
+    None (an MCP tool's): a model that writes no prose lays out every field."""
 
     @property
     def summary(self) -> str:
@@ -197,12 +201,14 @@ def declare(
     summarize_large_results: bool = True,
     provides: Iterable[Capability] = (),
     asks: Iterable[str] = (),
+    shows: Shows | None = None,
 ) -> Callable[[ToolFn], Tool]:
     """Declare an async tool function `fn(args: ArgsModel, ctx: ToolContext)` as a `Tool`.
 
     The function name is the tool name and its docstring the description. `kind` defaults
     to "mutating": a tool that does not say it is read-only is treated as one that changes
-    things. `asks` are a few requests the tool answers, as a person would write them.
+    things. `asks` are a few requests the tool answers, as a person would write them;
+    `shows`, what a person reads in its result.
     """
     allowed = frozenset(roles)
     unknown = allowed - set(ROLES)
@@ -232,6 +238,7 @@ def declare(
             summarize_large_results=summarize_large_results,
             provides=frozenset(provides),
             asks=tuple(asks),
+            shows=shows,
         )
 
     return wrap

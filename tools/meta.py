@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tools import retention
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 
 
 class LoadPriorSkillResultArgs(BaseModel):
@@ -26,6 +26,7 @@ class LoadPriorSkillResultArgs(BaseModel):
         "load the whole earlier tool output again",
         "what did the earlier call return in full",
     ),
+    shows=Shows(fields=()),
 )
 async def load_prior_skill_result(
     args: LoadPriorSkillResultArgs, ctx: ToolContext

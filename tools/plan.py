@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from core.state import ExecutionMode
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 
 
 class CreatePlanArgs(BaseModel):
@@ -66,6 +66,10 @@ class CreatePlanArgs(BaseModel):
         "audit the brands, then fix each one, then report",
         "work through this multi-step objective",
         "plan the onboarding of a brand and let me review the plan first",
+    ),
+    shows=Shows(
+        fields=("summary", "actions_taken", "open_questions", "status"),
+        lead={"": "The planner's report"},
     ),
 )
 async def create_plan(args: CreatePlanArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable
 
+from core.models.shows import Shows
+
 
 @dataclass(frozen=True)
 class ToolHints:
@@ -32,6 +34,8 @@ class ToolHints:
     """The workspace records the message names, by kind (the argument name that takes one)."""
     stated: Sequence[Mapping[str, str]] = ()
     """The stays the message writes out, already read: each one's `check_in` and `check_out`."""
+    shows: Mapping[str, Shows] = field(default_factory=dict)
+    """What a person reads in each offered tool's result, for the tools that declare it."""
 
 
 def bind_offered(

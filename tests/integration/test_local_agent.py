@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 
 import pytest
 from sqlalchemy import func, select
@@ -52,6 +53,8 @@ async def test_the_reference_asks_get_the_right_tool_and_the_fact(
     )
     assert [c.name for c in tasks.tool_calls][:1] == ["list_tasks"]
     assert "Refresh Garlic Press main images" in tasks.text or "Q1 PPC budget review" in tasks.text
+    # What list_tasks declares a person reads: how many, then a task a line, no other keys.
+    assert re.search(r"^\d+ tasks?:$", tasks.text, re.MULTILINE) and "more:" not in tasks.text
     # A change waits for approval: proposed, nothing created before it.
     assert create.status == "needs_confirmation"
     assert [c.name for c in create.tool_calls] == ["create_task"]
@@ -77,6 +80,7 @@ async def test_a_booking_proposed_after_a_room_search_is_made_once_approved_and_
     assert [c.name for c in approved.tool_calls] == ["create_booking"]
     assert approved.status == "completed"
     assert "Dana Levi" in approved.text and "2026-12-04" in approved.text
+    assert "Booked a Queen room:" in approved.text  # the lead line create_booking declares
 
 
 @pytest.mark.parametrize("workspace_url", ["sqlite"], indirect=True)

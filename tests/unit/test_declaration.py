@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -22,6 +23,15 @@ def test_every_registered_tool_declares_kind_and_roles() -> None:
         schema = tool.openai_schema()["function"]
         assert schema["name"] == tool.name
         assert schema["parameters"]["type"] == "object"
+
+
+def test_every_registered_tool_declares_what_a_person_reads_in_its_result() -> None:
+    for tool in default_registry().tools():
+        assert tool.shows is not None, f"{tool.name} declares no `shows`"
+        # Each key a declared path passes is one its description says the result holds.
+        paths = [*tool.shows.fields, *([tool.shows.records] if tool.shows.records else [])]
+        for key in {key for path in paths for key in path.split(".")}:
+            assert re.search(rf"\b{key}\b", tool.description), (tool.name, key)
 
 
 class Args(BaseModel):

@@ -338,6 +338,7 @@ class Hints:
     readers: frozenset[str] = frozenset({"resolve_date_hint"})
     abilities: Sequence[str] = ("Look up a client by name",)
     mentions: Mapping[str, Sequence[str]] = field(default_factory=lambda: dict(KINDS))
+    shows: Mapping[str, Any] = field(default_factory=dict)
 
 
 TOOLS = [
@@ -581,23 +582,23 @@ def test_results_read_a_record_per_line_and_questions_name_the_options() -> None
         ),
         False,
     )
-    text = shown(found)
+    text = shown(found, {})
     assert "- name: Garlic Press, client: Thorinox" in text and text.endswith(
         "Which one do you mean?"
     )
     assert "2026-12-05 (Saturday, December 5)" in shown(
-        Result("x", '{"start": "2026-12-05"}', False)
+        Result("x", '{"start": "2026-12-05"}', False), {}
     )
     refused = Result(
         "create_task", "Not executed: U0GRACE rejected this change. Do not retry.", True
     )
-    assert shown(refused) == "I did not create the task: U0GRACE rejected this change."
+    assert shown(refused, {}) == "I did not create the task: U0GRACE rejected this change."
     report = {"report": {"summary": "The planner could not run: no model.", "confidence": 0}}
-    assert shown(Result("create_plan", json.dumps(report), True)) == (
+    assert shown(Result("create_plan", json.dumps(report), True), {}) == (
         "create_plan did not go through: The planner could not run: no model."
     )  # a failure written as JSON, in its own words
-    listed = shown(Result("lookup_client", '{"suggestions": [], "known": ["A", "B"]}', False))
-    assert listed.endswith("suggestions: none\nknown: A; B")  # lists read as words, not JSON
+    listed = shown(Result("lookup_client", '{"suggestions": [], "known": ["A", "B"]}', False), {})
+    assert listed.endswith(":\nknown: A; B")  # lists read as words, not JSON; empty ones not
     assert which_of(["Look up a client by name (typos are fine)", "Remember a fact"]) == (
         "Do you want me to look up a client by name, or remember a fact?"
     )

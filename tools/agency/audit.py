@@ -15,7 +15,7 @@ from tools.agency.lookup import (
     missing_fields,
 )
 from tools.agency.models import Brand, Client
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 
 
 class AuditArgs(BaseModel):
@@ -60,6 +60,13 @@ def _audit_entry(brand: Brand, client: Client, mapped: list[Brand]) -> dict[str,
         "brand mapping gaps for Globex",
         "are there brands without a destination space",
         "which Hooli brands need their mapping fixed?",
+    ),
+    shows=Shows(
+        records="missing",
+        fields=("brand", "client", "marketplace", "missing", "suggested_space", "remediation"),
+        noun="brand missing a mapping",
+        nouns="brands missing a mapping",
+        lead={"": "of {checked} checked"},
     ),
 )
 async def audit_brand_mappings(args: AuditArgs, ctx: ToolContext) -> dict[str, Any]:

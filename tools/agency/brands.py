@@ -14,7 +14,7 @@ from tools.agency.models import Brand, Client
 from tools.agency.mutations import ADMIN, MAPPING, Name, as_key, brand_dict, marketplace_label
 from tools.agency.records import require
 from tools.arguments import Args
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 from tools.idempotency import run_once
 
 
@@ -49,6 +49,17 @@ class CreateBrandArgs(MappingArgs):
         "register a brand for a client",
         "Hooli is launching Zesty, set it up as a brand",
         "we signed a new brand, Fizz, for Initech",
+    ),
+    shows=Shows(
+        fields=(
+            "brand.name",
+            "brand.client",
+            "brand.marketplace",
+            "brand.destination_space",
+            "brand.destination_list",
+            "mapping_complete",
+        ),
+        lead={"created": "Created the brand"},
     ),
 )
 async def create_brand(args: CreateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -104,6 +115,16 @@ class UpdateBrandArgs(MappingArgs):
         "Zesty now sells on amazon_ca, update it",
         "map Fizz to the list Amazon US - Fizz",
     ),
+    shows=Shows(
+        fields=(
+            "brand.name",
+            "brand.client",
+            "brand.marketplace",
+            "brand.destination_space",
+            "brand.destination_list",
+        ),
+        lead={"updated": "Updated the brand", "unchanged": "The brand already reads so"},
+    ),
 )
 async def update_brand(args: UpdateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
     """Change a brand's marketplace or destination mapping (the fields given; others stay).
@@ -112,8 +133,9 @@ async def update_brand(args: UpdateBrandArgs, ctx: ToolContext) -> dict[str, Any
     then, or the ambiguity error lists the clients to ask about.
 
     Returns:
-        {"status": "updated" | "unchanged", "brand": {...after the change},
-        "changes": {field: {"from", "to"}}}.
+        {"status": "updated" | "unchanged", "brand": {"id", "client", "name", "marketplace",
+        "destination_space", "destination_list"} after the change, "changes": {field:
+        {"from", "to"}}}.
     """
     async with ctx.database().session() as session:
         where = None
@@ -156,6 +178,11 @@ class ApplyRemediationArgs(Args):
         "remediate the broken brand destinations",
         "repair every brand mapping the audit flagged",
         "bulk-fix the missing destinations for Hooli",
+    ),
+    shows=Shows(
+        records="changed",
+        fields=("brand", "client", "set"),
+        lead={"applied": "Fixed the mappings", "nothing_to_fix": "Nothing to fix"},
     ),
 )
 async def apply_remediation(args: ApplyRemediationArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from tools.agency.lookup import (
 from tools.agency.models import Assignment, Brand, Client, ClientMemoryNote, KbDocument, Task
 from tools.agency.search import excerpt
 from tools.agency.tasks import task_data, tasks_query
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 
 CONTEXT_LIMITS = {"tasks": 10, "sops": 8, "memory_notes": 10}
 EXCERPT_CHARS = 160
@@ -141,6 +141,18 @@ def _fit(pack: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         "catch me up on Hooli",
         "I'm starting work for Initech, what should I know?",
         "Acme's history and preferences",
+    ),
+    shows=Shows(
+        fields=(
+            "client.name",
+            "client.notes",
+            "assignments.person",
+            "brands.name",
+            "tasks.title",
+            "memory_notes.note",
+            "sops.title",
+        ),
+        lead={"found": "What we know about {client[name]}"},
     ),
 )
 async def get_client_context(args: ClientContextArgs, ctx: ToolContext) -> dict[str, Any]:

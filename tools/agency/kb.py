@@ -14,7 +14,7 @@ from tools.agency.lookup import (
 )
 from tools.agency.models import Client
 from tools.agency.search import search
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 
 
 class SearchKbArgs(BaseModel):
@@ -38,6 +38,12 @@ class SearchKbArgs(BaseModel):
         "steps for setting up a promotion",
         "where's the guide on storefront design",
         "how should I write bullet points",
+    ),
+    shows=Shows(
+        records="results",
+        fields=("title", "kind", "client", "excerpt"),
+        noun="document",
+        lead={"": 'matching "{query}"'},
     ),
 )
 async def search_kb(args: SearchKbArgs, ctx: ToolContext) -> dict[str, Any]:

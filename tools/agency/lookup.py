@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.models import TeamMember
 from tools.agency.models import Assignment, Brand, Client
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 from tools.names import Resolution, not_blank, resolve
 
 MAX_BRANDS = 100
@@ -138,6 +138,11 @@ class ResolveBrandArgs(BaseModel):
         "Globex: which team members are on it?",
         "can you check if Hooli is a client",
     ),
+    shows=Shows(
+        records="client",
+        fields=("name", "notes", "brands.name", "team.name"),
+        lead={"found": "Found the client"},
+    ),
 )
 async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, Any]:
     """Look up a client by name (case-insensitive, tolerant of typos like "distx").
@@ -193,6 +198,11 @@ async def lookup_client(args: LookupClientArgs, ctx: ToolContext) -> dict[str, A
         "give me the brand list for Hooli",
         "where is the Crunchy Bits brand mapped to",
     ),
+    shows=Shows(
+        records="brands",
+        fields=("name", "client", "marketplace", "destination_space", "destination_list", "mapped"),
+        noun="brand",
+    ),
 )
 async def lookup_brand(args: LookupBrandArgs, ctx: ToolContext) -> dict[str, Any]:
     """List brands with their client, marketplace and destination mapping.
@@ -240,6 +250,17 @@ async def lookup_brand(args: LookupBrandArgs, ctx: ToolContext) -> dict[str, Any
         "find the owner of the brand Zesty",
         "Crunchy Bits is a brand of which customer",
         "which account does the Zesty brand belong to",
+    ),
+    shows=Shows(
+        fields=(
+            "brand.name",
+            "client",
+            "brand.marketplace",
+            "destination.space",
+            "destination.list",
+            "missing_mapping",
+        ),
+        lead={"found": "Where {brand[name]} tasks go"},
     ),
 )
 async def resolve_brand(args: ResolveBrandArgs, ctx: ToolContext) -> dict[str, Any]:

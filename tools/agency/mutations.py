@@ -19,7 +19,7 @@ from tools.agency.drafts import build_draft, normalize_product_ids
 from tools.agency.models import Assignment, Brand, Client, Task
 from tools.agency.records import require
 from tools.arguments import Args
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 from tools.idempotency import run_once
 from tools.names import not_blank
 
@@ -80,6 +80,19 @@ class CreateTaskArgs(Args):
         "can you log a task for Globex to renew the trademark?",
         "we need a task for Hooli to redo the A+ content",
         "task for Initech: audit the reviews, due Friday",
+    ),
+    shows=Shows(
+        fields=(
+            "task.title",
+            "task.client",
+            "task.brand",
+            "task.assignee",
+            "task.due_date",
+            "task.product_ids",
+            "draft.sop",
+            "draft.missing",
+        ),
+        lead={"created": "Created the task"},
     ),
 )
 async def create_task(args: CreateTaskArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -194,6 +207,11 @@ def _held(client: Client, person: TeamMember, role: str | None = None) -> Any:
         "Dana should join Hooli as analyst",
         "can you add Sam to the Acme team?",
     ),
+    shows=Shows(
+        records="assignment",
+        fields=("person", "client", "assignment_role"),
+        lead={"assigned": "Assigned"},
+    ),
 )
 async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:
     """Give a team member a role on a client account (e.g. account_manager, designer).
@@ -228,6 +246,11 @@ async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any
         "unassign Lee as designer on Initech",
         "Sam has left the Hooli team, remove the assignment",
         "Dana doesn't work on Acme anymore",
+    ),
+    shows=Shows(
+        records="assignment",
+        fields=("person", "client", "assignment_role"),
+        lead={"removed": "Removed the assignment"},
     ),
 )
 async def remove_assignment(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from tools.agency.lookup import (
     unresolved,
 )
 from tools.agency.models import Brand, Client, Task
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 from tools.names import resolve
 
 
@@ -95,6 +95,11 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
         "list finished tasks for Globex",
         "anything due before Friday?",
         "what's blocked on the Hooli account",
+    ),
+    shows=Shows(
+        records="tasks",
+        fields=("title", "status", "assignee", "due_date", "client", "brand", "product_ids"),
+        noun="task",
     ),
 )
 async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from tools.calendar.holiday_lookup import (
     observed_day,
     occurrence,
 )
-from tools.declaration import GatherContext, ToolContext, declare
+from tools.declaration import GatherContext, Shows, ToolContext, declare
 
 _HOLIDAY_STAY = re.compile(
     r"^(?:(?P<nights>\d+|[a-z]+) nights? )?(?:on|over|during|for|at|in|around|of)?\s*(?P<name>.+)$",
@@ -98,6 +98,10 @@ class ResolveDateHintArgs(BaseModel):
         "is Labor Day on a Monday",
         "how long is Sukkot",
     ),
+    shows=Shows(
+        fields=("holiday", "start", "end", "days", "note", "observed", "estimated"),
+        lead={"": "When {holiday} is"},
+    ),
 )
 async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[str, Any]:
     """Find the dates of a named holiday: its whole span when it lasts several days.
@@ -154,6 +158,10 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
         "dates for this Friday to Sunday",
         "what's the date in two weeks",
         "give me the dates of next week",
+    ),
+    shows=Shows(
+        fields=("hint", "check_in", "check_out", "nights", "description"),
+        lead={"": "The dates"},
     ),
 )
 async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict[str, Any]:

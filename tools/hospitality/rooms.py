@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.state import Source
-from tools.declaration import GatherContext, ToolContext, declare
+from tools.declaration import GatherContext, Shows, ToolContext, declare
 from tools.hospitality.models import Booking, Rate, Room
 from tools.idempotency import run_once
 
@@ -77,6 +77,12 @@ class _Quote:
         "vacancies for the 2nd to the 4th",
         "what would two nights from May 8 cost",
     ),
+    shows=Shows(
+        records="rooms",
+        fields=("room_type", "free", "total", "nightly_rates", "max_guests"),
+        noun="room type",
+        lead={"": "from {check_in} to {check_out}"},
+    ),
 )
 async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[str, Any]:
     """Check which hotel room types are free for a stay, and what the stay costs.
@@ -123,6 +129,10 @@ async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[
         "make a booking for the Nguyen family next weekend",
         "put Chris Wu in a Double Queen on the 8th for one night",
         "I'd like to book a room for Pat Jones",
+    ),
+    shows=Shows(
+        fields=("guest_name", "check_in", "check_out", "guests", "total", "status"),
+        lead={"": "Booked a {room_type} room"},
     ),
 )
 async def create_booking(args: CreateBookingArgs, ctx: ToolContext) -> dict[str, Any]:

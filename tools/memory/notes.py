@@ -15,7 +15,7 @@ from core.db.base import utcnow
 from tools.agency.models import Client, ClientMemoryNote
 from tools.agency.records import require
 from tools.arguments import Args
-from tools.declaration import ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 from tools.idempotency import run_once
 
 MIN_CONFIDENCE = 0.7
@@ -108,6 +108,14 @@ def _note(row: ClientMemoryNote, client: str) -> dict[str, Any]:
         "Hooli only approves creatives on Mondays, keep that in memory",
         "for future reference, Acme hates emojis",
     ),
+    shows=Shows(
+        fields=("note.note", "note.client", "note.tags", "note.source", "reason"),
+        lead={
+            "saved": "Saved the note",
+            "already_known": "That note was already saved",
+            "not_saved": "Did not save the note",
+        },
+    ),
 )
 async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
     """Remember a durable fact about a client for later conversations.
@@ -172,6 +180,7 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
         "we no longer need the Hooli note about Mondays",
         "forget that Acme wants calls on Mondays, it changed",
     ),
+    shows=Shows(fields=("note.note", "note.client"), lead={"archived": "Forgot the note"}),
 )
 async def forget_client_note(args: ForgetClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
     """Forget a client note that is wrong or outdated (it is archived, kept for the record).
