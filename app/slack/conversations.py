@@ -15,6 +15,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.slack import cards
+from app.slack.answer_stream import AnswerStream
+from app.slack.assistant import name_thread
 from app.slack.card_outcomes import CardKeeper
 from app.slack.clean_text import clean_text
 from app.slack.dedupe import EventLedger
@@ -78,13 +80,21 @@ class Conversations:
         self._handling: dict[str, int] = {}
         """Thread → messages being handled here (from before their placeholder is posted)."""
 
-    def _status(self, thread: SlackThread, direct: bool) -> LiveStatus:
+    def _status(self, thread: SlackThread, direct: bool, user: str) -> LiveStatus:
+        answer = AnswerStream(
+            self.client,
+            thread,
+            user,
+            self.settings.stream_interval_s,
+            self.settings.max_message_chars,
+        )
         return LiveStatus(
             self.client,
             thread,
             self.settings.status_interval_s,
             self.settings.max_message_chars,
             mode="assistant" if direct else "placeholder",
+            answer=answer,
         )
 
     async def knows(self, thread: SlackThread) -> bool:
@@ -117,7 +127,7 @@ class Conversations:
 
     async def _message(self, incoming: Incoming) -> None:
         thread = incoming.thread
-        status = self._status(thread, incoming.direct)
+        status = self._status(thread, incoming.direct, incoming.user)
         await status.post()
 
         async def queued() -> None:
@@ -128,6 +138,8 @@ class Conversations:
                 status.show(STATUS_LABELS["thinking"])
                 text = clean_text(incoming.text)
                 if not await self.runner.history(thread.thread_id):
+                    if incoming.direct:
+                        await name_thread(self.client, thread, text)
                     earlier = await earlier_messages(
                         self.client, thread, incoming.ts, self.settings.thread_history_messages
                     )
@@ -196,7 +208,7 @@ class Conversations:
             except SlackApiError:
                 # The decision stands; the card catches up at the thread's next settle.
                 logger.exception("could not update the card in %s", thread.thread_id)
-            status = self._status(thread, thread.channel.startswith("D"))
+            status = self._status(thread, thread.channel.startswith("D"), user)
             await status.post()
             try:
                 result = await self.running.run(
