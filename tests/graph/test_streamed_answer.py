@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
+
+from langchain_core.messages import AIMessageChunk, HumanMessage
 
 from graph.runner import TurnRequest
 from tests.support.faulty_tools import faulty_registry
@@ -93,3 +96,26 @@ async def test_no_reply_streams_nothing_that_stays(open_runner, write_script) ->
     assert result.status == "completed" and result.text == ""
     # The surfaces read the final text: an empty one leaves nothing behind.
     assert drafts(events)[-1] == "NO_REPLY"
+
+
+async def test_studio_sees_the_tokens_through_langgraphs_messages_mode(
+    open_runner, write_script
+) -> None:
+    """What `langgraph dev` streams with `stream_mode="messages"`: act's tokens, as chunks."""
+    async with open_runner(faulty_registry(), model=write_script([{"content": ANSWER}])) as runner:
+        request = TurnRequest(thread_id="s", user_id="u", message="who owns Garlic Press?")
+        run_id = str(uuid.uuid4())
+        config = runner.driver.config_for("s", run_id, "u")
+        pieces = [
+            (chunk.text, meta["langgraph_node"])
+            async for chunk, meta in runner.graph.astream(
+                {"messages": [HumanMessage(content=request.message)]},
+                config,
+                context=runner.driver.context_for(request, run_id),
+                stream_mode="messages",
+            )
+            if isinstance(chunk, AIMessageChunk)
+        ]
+    assert len(pieces) == len(ANSWER.split())
+    assert "".join(text for text, _ in pieces) == ANSWER
+    assert {node for _, node in pieces} == {"act"}
