@@ -1,4 +1,4 @@
-"""One turn's answer streamed into one Slack message, its tool calls shown as task chunks.
+"""One turn's answer streamed into one Slack message, its tool calls and plan steps as tasks.
 
 Built on slack_sdk's `chat_stream` (`chat.startStream` / `appendStream` / `stopStream`).
 The first words go out at once, later ones at most every `stream_interval_s`. The message
@@ -17,7 +17,12 @@ import time
 from typing import Any
 
 from slack_sdk.errors import SlackApiError, SlackRequestError
-from slack_sdk.models.messages.chunk import Chunk, MarkdownTextChunk, TaskUpdateChunk
+from slack_sdk.models.messages.chunk import (
+    Chunk,
+    MarkdownTextChunk,
+    PlanUpdateChunk,
+    TaskUpdateChunk,
+)
 from slack_sdk.web.async_chat_stream import AsyncChatStream
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -82,6 +87,18 @@ class AnswerStream:
         title = self._tasks.setdefault(call_id, task_title(name, args))
         status = "in_progress" if ok is None else TASK_DONE[ok]
         self._queue(TaskUpdateChunk(id=call_id, title=title, status=status))
+
+    def plan(self, plan_id: str, steps: list[str]) -> None:
+        """Queue a plan: its title, then each step as a task line, pending until it starts."""
+        self._queue(PlanUpdateChunk(title=f"Plan: {len(steps)} step(s)"))
+        for index, step in enumerate(steps, start=1):
+            self.step(plan_id, index, step, "pending")
+
+    def step(self, plan_id: str, index: int, title: str, status: str) -> None:
+        """Queue a plan step's line (`pending`, `in_progress`, `complete`)."""
+        key = f"{plan_id}:{index}"
+        shown = self._tasks.setdefault(key, f"{index}. {title}"[:120])
+        self._queue(TaskUpdateChunk(id=key, title=shown, status=status))
 
     async def close(self) -> None:
         """End the stream as it is (its task lines stay): a card or nothing follows it."""

@@ -107,6 +107,11 @@ class LiveStatus:
             self.answer.task(str(event["id"]), str(event["name"]), event.get("args"))
         elif kind == "tool.result":
             self.answer.task(str(event["id"]), str(event["name"]), ok=not event.get("is_error"))
+        elif kind == "plan_created":
+            self.answer.plan(str(event["plan_id"]), [str(s) for s in event.get("steps") or []])
+        elif kind in ("step_start", "step_complete"):
+            status = "in_progress" if kind == "step_start" else "complete"
+            self.answer.step(str(event["plan_id"]), int(event["index"]), "", status)
 
     async def _edit(self) -> None:
         while self._wanted != self._shown:

@@ -3,6 +3,7 @@ is always the checked, final answer, once (a withdrawn draft, a 429, a long answ
 
 from __future__ import annotations
 
+import json
 from itertools import pairwise
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -105,3 +106,34 @@ async def test_blocks_under_the_answer_end_its_stream_or_its_plain_post(slack_ap
     assert message["text"] == "Garlic Press belongs to Thorinox." and message["blocks"] == FOOTER
     # Nothing streamed (a model that sent nothing before the end): the caller posts it.
     assert not await AnswerStream(client, thread, "U0GRACE", 0, 3900).finish("Hi.", FOOTER)
+
+
+async def test_a_plans_steps_and_their_tool_calls_show_as_task_lines(open_slack_app) -> None:
+    step = "Check Garlic Press's brand mapping"
+    turns = [
+        {"tool_calls": [{"name": "create_plan", "id": "call_plan", "args": {"objective": step}}]},
+        {"content": json.dumps({"steps": [step]})},
+        {
+            "tool_calls": [
+                {"name": "resolve_brand", "id": "call_look", "args": {"brand": "Garlic Press"}}
+            ]
+        },
+        {"content": "Garlic Press belongs to Thorinox and its destination is mapped."},
+        {"content": ANSWER},
+    ]
+    async with open_slack_app(turns) as slack:
+        await slack.sender.event(mention("C1", "U0GRACE", "check Garlic Press", "700.1"))
+        await slack.api.wait_for_answer(ANSWER, within=30)
+    [streamed] = slack.api.streamed("C1")
+    tasks = streamed["tasks"]
+    plan_lines = [t for key, t in tasks.items() if key.endswith(":1")]
+    assert plan_lines == [{"title": f"1. {step}", "status": "complete"}]
+    assert tasks["call_look"] == {"title": "resolve_brand: Garlic Press", "status": "complete"}
+    # The step was pending, then running, then done, as the frames show.
+    seen = [
+        f["tasks"][k]["status"] for f in streamed["frames"] for k in f["tasks"] if k.endswith(":1")
+    ]
+    assert seen[0] == "pending" and "in_progress" in seen and seen[-1] == "complete"
+    [started] = slack.api.made("chat.startStream")
+    assert any(c.get("type") == "plan_update" for c in started.args["chunks"])
+    assert streamed["text"] == ANSWER
