@@ -74,6 +74,11 @@ class SlackSection(BaseModel):
         ge=0,
         description="Least time between two live-status edits of one message (rate limits).",
     )
+    status_in_channels: bool = Field(
+        default=False,
+        description="In channel threads, show progress in the assistant status (chat:write) "
+        "instead of a placeholder message; a refused status falls back to the placeholder.",
+    )
     stream_interval_s: float = Field(
         default=0.3,
         ge=0,

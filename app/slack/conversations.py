@@ -93,7 +93,7 @@ class Conversations:
             thread,
             self.settings.status_interval_s,
             self.settings.max_message_chars,
-            mode="assistant" if direct else "placeholder",
+            mode="assistant" if direct or self.settings.status_in_channels else "placeholder",
             answer=answer,
         )
 

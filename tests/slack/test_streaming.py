@@ -137,3 +137,24 @@ async def test_a_plans_steps_and_their_tool_calls_show_as_task_lines(open_slack_
     [started] = slack.api.made("chat.startStream")
     assert any(c.get("type") == "plan_update" for c in started.args["chunks"])
     assert streamed["text"] == ANSWER
+
+
+async def test_with_status_in_channels_a_thread_shows_the_status_not_a_placeholder(
+    open_slack_app, slack_settings
+) -> None:
+    in_channels = slack_settings.model_copy(update={"status_in_channels": True})
+    async with open_slack_app([SLOW, SLOW], slack=in_channels) as slack:
+        await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "800.1"))
+        await slack.api.wait_for_answer(ANSWER)
+        await slack.api.wait_for("assistant.threads.setStatus", status="")
+        assert not slack.api.made("chat.postMessage")  # no placeholder: the status
+        statuses = slack.api.made("assistant.threads.setStatus", channel_id="C1")
+        assert statuses[0].args["status"] == "is thinking…"
+        assert statuses[0].args["loading_messages"]
+        # Where Slack refuses the status, the placeholder is back.
+        slack.api.errors["assistant.threads.setStatus"] = "not_allowed"
+        await slack.sender.event(mention("C1", "U0GRACE", "and Distex?", "900.1"))
+        await slack.api.wait_for("chat.delete")
+    [placeholder] = slack.api.made("chat.postMessage")
+    assert "thinking" in placeholder.args["text"] and placeholder.args["thread_ts"] == "900.1"
+    assert slack.api.answers() == [ANSWER, ANSWER]
