@@ -86,17 +86,17 @@ async def _measure(database: str, database_url: str, data_dir: Path) -> AckResul
                 # A server that has been serving: its pools hold the connections a burst
                 # of turns needs (a cold one opens them during the measured burst).
                 await loop.run_in_executor(slack_side, _load, url, 0, CONCURRENT, "warm-up")
-                await api.wait_for("chat.postMessage", within=180, count=CONCURRENT, text=ANSWER)
+                await api.wait_for("chat.stopStream", within=180, count=CONCURRENT)
                 first = CONCURRENT
                 await loop.run_in_executor(slack_side, _load, url, first, IN_PROGRESS, "")
                 await asyncio.sleep(0.3)
                 measured = await loop.run_in_executor(
                     slack_side, _load, url, first + IN_PROGRESS, CONCURRENT, ""
                 )
-            answered = await asyncio.to_thread(api.made, "chat.postMessage", text=ANSWER)
+            answered = await asyncio.to_thread(api.made, "chat.stopStream")
             in_progress = IN_PROGRESS - sum(c["args"]["channel"] != "warm-up" for c in answered)
             total = 2 * CONCURRENT + IN_PROGRESS
-            await api.wait_for("chat.postMessage", within=180, count=total, text=ANSWER)
+            await api.wait_for("chat.stopStream", within=180, count=total)
             await runner.cleanup()
     return AckResult(
         database=database,

@@ -42,6 +42,7 @@ BENCHMARKS = (
     Benchmark("history", "tokens sent per request over a 300-turn thread, with compaction"),
     Benchmark("tracing", "per-turn cost of Langfuse tracing"),
     Benchmark("slack_ack", "Slack event acknowledgement latency under load"),
+    Benchmark("streaming", "first words of a streamed answer visible: CLI and Slack"),
     Benchmark("savers", "Postgres saver: stock durability modes vs ours, CPU and round trips"),
     Benchmark("checkpoints", "Postgres checkpoint time per step and storage per turn"),
     Benchmark("concurrency", "100 concurrent threads × 5 turns on a 100 ms model"),

@@ -27,6 +27,24 @@ def agent_state(state: AgentStateName, detail: str = "") -> dict[str, Any]:
     return {"type": "agent_state", "state": state, "detail": detail}
 
 
+def chunk(text: str) -> dict[str, Any]:
+    """A fragment of the answer the model is writing, as it arrives (a draft until verified)."""
+    return {"type": "chunk", "text": text}
+
+
+DraftReason = Literal["tool_calls", "rejected"]
+
+
+def draft_reset(reason: DraftReason, attempt: int = 0) -> dict[str, Any]:
+    """The text streamed since the last reset is not the answer: forget it.
+
+    `tool_calls`: the model wrote it before calling tools (a preamble, not the reply);
+    `rejected`: the checks sent the draft back, and the model writes it again (`attempt`
+    is the number of drafts sent back so far). The answer is always the turn's final text.
+    """
+    return {"type": "draft.reset", "reason": reason, "attempt": attempt}
+
+
 def tool_call(name: str, call_id: str, args: Any) -> dict[str, Any]:
     """A tool call is about to run."""
     return {"type": "tool.call", "name": name, "id": call_id, "args": args}

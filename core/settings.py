@@ -51,7 +51,10 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(
         default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "AGENTLOOP_OPENAI_BASE_URL")
     )
-    model_streaming: bool = Field(default=False, description="Stream tokens from the model.")
+    model_streaming: bool = Field(
+        default=True,
+        description="Stream tokens from the model (the answer shows as it is written).",
+    )
     model_timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one model call.")
     model_max_retries: int = Field(default=2, ge=0, description="Retries of a failed model call.")
     local_model_path: Path | None = Field(

@@ -74,6 +74,17 @@ class SlackSection(BaseModel):
         ge=0,
         description="Least time between two live-status edits of one message (rate limits).",
     )
+    status_in_channels: bool = Field(
+        default=False,
+        description="In channel threads, show progress in the assistant status (chat:write) "
+        "instead of a placeholder message; a refused status falls back to the placeholder.",
+    )
+    stream_interval_s: float = Field(
+        default=0.3,
+        ge=0,
+        description="Least time between two appends to a streamed answer (the first words "
+        "go at once; later ones are batched, for rate limits).",
+    )
     max_message_chars: int = Field(
         default=3900,
         ge=200,

@@ -19,6 +19,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.messages.tool import invalid_tool_call
+from langchain_core.runnables.config import ensure_config, merge_configs
 from langgraph.runtime import Runtime
 
 from core import events
@@ -31,6 +32,7 @@ from core.models.openai import unavailable_reason
 from core.run_context import RunContext
 from core.settings import EXTRACTIVE
 from core.state import ActUpdate, AgentState, record_name
+from core.streamed_text import TextChunks
 from history import compaction, pipeline
 from history.turn import turn_start
 from prompts import replies, system
@@ -85,12 +87,20 @@ class Act:
             policy=pipeline.HistoryPolicy(ctx.history_turns, ctx.context_window),
             tools=schemas,
         )
+        # The answer's text reaches every surface as it is written (`chunk` events).
+        chunks = TextChunks(runtime.stream_writer)
+        # The offer goes into the call's trace; the audit reads the bound tools.
+        call_config = merge_configs(
+            ensure_config(), {"metadata": {"offered_tools": offer.scores}, "callbacks": [chunks]}
+        )
         try:
-            response = await asyncio.wait_for(
-                # The offer goes into the call's trace; the audit reads the bound tools.
-                bound.ainvoke(prompt, {"metadata": {"offered_tools": offer.scores}}),
-                timeout=max(deadline - time.time(), 0.001),
-            )
+            try:
+                response = await asyncio.wait_for(
+                    bound.ainvoke(prompt, call_config),
+                    timeout=max(deadline - time.time(), 0.001),
+                )
+            finally:
+                chunks.closed = True
         except TimeoutError:
             update["cap"] = replies.turn_timeout(ctx.turn_timeout_s)
             if removals:
@@ -110,6 +120,13 @@ class Act:
             return update
         if not isinstance(response, AIMessage):
             response = AIMessage(content=response.text)
+        calls = bool(response.tool_calls or response.invalid_tool_calls)
+        if chunks.written and calls:
+            # Text streamed before tool calls is a preamble: the answer comes after them.
+            runtime.stream_writer(events.draft_reset("tool_calls"))
+        elif not chunks.written and not calls and response.text:
+            # A model that does not stream sends its whole text as one fragment.
+            runtime.stream_writer(events.chunk(response.text))
         update["messages"] = [*removals, _distrust_cut_off_calls(response)]
         return update
 

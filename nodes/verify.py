@@ -67,6 +67,8 @@ class Verify:
         }
         if attempt >= runtime.context.verify_max_attempts:
             update["status"] = "failed_verification"
+        # The draft streamed to the surfaces is withdrawn; the turn's final text replaces it.
+        runtime.stream_writer(events.draft_reset("rejected", attempt))
         return update
 
     def _evidence(self, state: AgentState) -> Evidence:

@@ -20,13 +20,29 @@ _STATE_LABELS = {
 }
 
 
+DRAFT_SHOWN_CHARS = 1_200
+"""The tail of a long draft the spinner shows while it streams."""
+REWRITING = "(that draft did not pass the checks; writing it again)"
+
+
 class LiveStatus:
-    """Turns run events into a spinner line and one line per finished tool call."""
+    """Turns run events into a spinner line, the draft as it streams, and tool-call lines.
+
+    On a terminal the draft streams under the spinner, which vanishes at the end: the
+    answer printed then is the turn's final, checked text, and a draft the checks sent back
+    is wiped as soon as they do. Elsewhere (a pipe, a log) there is no spinner: fragments are
+    written as they come, a withdrawn draft is marked so, and the answer follows on stdout.
+    """
 
     def __init__(self, console: Console) -> None:
         self._console = console
         self._status: Status | None = None
         self._args: dict[str, Any] = {}
+        self._label = "starting…"
+        self._draft = ""
+        self._live = console.is_terminal
+        self._line_open = False
+        """A fragment was written without a line end yet (not on a terminal)."""
 
     def __enter__(self) -> LiveStatus:
         self._status = self._console.status("starting…", spinner="dots")
@@ -36,17 +52,28 @@ class LiveStatus:
     def __exit__(self, *exc: object) -> None:
         if self._status is not None:
             self._status.stop()
+        self._end_line()
 
     def __call__(self, event: dict[str, Any]) -> None:
         """Handle one run event."""
         kind = event.get("type")
-        if kind == "agent_state" and self._status is not None:
+        if kind == "agent_state":
             label = _STATE_LABELS.get(event["state"], event["state"])
             detail = f" ({event['detail']})" if event.get("detail") else ""
-            self._status.update(f"{label}{detail}")
+            self._label = f"{label}{detail}"
+            self._refresh()
+        elif kind == "chunk":
+            self._chunk(str(event.get("text", "")))
+        elif kind == "draft.reset":
+            self._draft = ""
+            if self._line_open and event.get("reason") == "rejected":
+                self._console.file.write(f"\n{REWRITING}")
+            self._end_line()
+            self._refresh()
         elif kind == "tool.call":
             self._args[event["id"]] = event.get("args")
         elif kind == "tool.result":
+            self._end_line()
             args = _compact(self._args.pop(event["id"], None))
             style = "green" if event["outcome"] == "ok" else "yellow"
             line = Text("  → ", style="dim")
@@ -54,6 +81,30 @@ class LiveStatus:
             line.append(f" {event['outcome']}", style=style)
             line.append(f" {event['duration_ms']:.0f} ms", style="dim")
             self._console.print(line)
+
+    def _chunk(self, text: str) -> None:
+        self._draft += text
+        if self._live:
+            self._refresh()
+            return
+        self._console.file.write(text)
+        self._console.file.flush()
+        self._line_open = True
+
+    def _refresh(self) -> None:
+        if self._status is None:
+            return
+        if not self._draft:
+            self._status.update(self._label)
+            return
+        shown = self._draft[-DRAFT_SHOWN_CHARS:]
+        self._status.update(Text(f"{self._label}\n", style="dim") + Text(shown))
+
+    def _end_line(self) -> None:
+        if self._line_open:
+            self._console.file.write("\n")
+            self._console.file.flush()
+            self._line_open = False
 
 
 def print_result(console: Console, result: TurnResult) -> None:

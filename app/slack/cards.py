@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from app.slack.formatting import when
+
 APPROVE = "agentloop_approve"
 REJECT = "agentloop_reject"
 DECISION_BLOCK = "agentloop_decision"
@@ -112,7 +114,7 @@ def approval_card(thread_id: str, interrupts: list[dict[str, Any]]) -> list[dict
         if fields:
             blocks.append({"type": "section", "fields": fields})
         blocks.append(
-            _context(f"Asked by <@{proposal['actor']}> · expires {proposal['expires_at']}")
+            _context(f"Asked by <@{proposal['actor']}> · expires {when(proposal['expires_at'])}")
         )
     blocks.append(_context("Approve or reject here, or answer in the thread (yes / no)."))
     first = interrupts[0] if interrupts else {}

@@ -15,9 +15,12 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.slack import cards
+from app.slack.answer_stream import AnswerStream
+from app.slack.assistant import name_thread
 from app.slack.card_outcomes import CardKeeper
 from app.slack.clean_text import clean_text
 from app.slack.dedupe import EventLedger
+from app.slack.feedback_buttons import feedback_block
 from app.slack.formatting import QUEUED, STATUS_LABELS, to_mrkdwn
 from app.slack.identity import Roles
 from app.slack.incoming import Incoming, is_carry_on, is_stop
@@ -78,13 +81,21 @@ class Conversations:
         self._handling: dict[str, int] = {}
         """Thread → messages being handled here (from before their placeholder is posted)."""
 
-    def _status(self, thread: SlackThread, direct: bool) -> LiveStatus:
+    def _status(self, thread: SlackThread, direct: bool, user: str) -> LiveStatus:
+        answer = AnswerStream(
+            self.client,
+            thread,
+            user,
+            self.settings.stream_interval_s,
+            self.settings.max_message_chars,
+        )
         return LiveStatus(
             self.client,
             thread,
             self.settings.status_interval_s,
             self.settings.max_message_chars,
-            mode="assistant" if direct else "placeholder",
+            mode="assistant" if direct or self.settings.status_in_channels else "placeholder",
+            answer=answer,
         )
 
     async def knows(self, thread: SlackThread) -> bool:
@@ -117,7 +128,7 @@ class Conversations:
 
     async def _message(self, incoming: Incoming) -> None:
         thread = incoming.thread
-        status = self._status(thread, incoming.direct)
+        status = self._status(thread, incoming.direct, incoming.user)
         await status.post()
 
         async def queued() -> None:
@@ -128,6 +139,8 @@ class Conversations:
                 status.show(STATUS_LABELS["thinking"])
                 text = clean_text(incoming.text)
                 if not await self.runner.history(thread.thread_id):
+                    if incoming.direct:
+                        await name_thread(self.client, thread, text)
                     earlier = await earlier_messages(
                         self.client, thread, incoming.ts, self.settings.thread_history_messages
                     )
@@ -196,7 +209,7 @@ class Conversations:
             except SlackApiError:
                 # The decision stands; the card catches up at the thread's next settle.
                 logger.exception("could not update the card in %s", thread.thread_id)
-            status = self._status(thread, thread.channel.startswith("D"))
+            status = self._status(thread, thread.channel.startswith("D"), user)
             await status.post()
             try:
                 result = await self.running.run(
@@ -252,7 +265,7 @@ class Conversations:
                 await status.finish(text, blocks=blocks)
             elif result.text:
                 text = cards.mention_people(result.text, people)
-                await status.finish(text, feedback_run=result.run_id)
+                await status.finish(text, footer=[feedback_block(result.run_id)])
             else:
                 await status.remove()
         except SlackApiError:

@@ -16,18 +16,13 @@ from slack_sdk.models.blocks import (
     ContextActionsBlock,
     FeedbackButtonObject,
     FeedbackButtonsElement,
-    MarkdownTextObject,
-    SectionBlock,
 )
 
-from app.slack.formatting import split
 from core.observability.feedback import RATINGS, Rating
 
 FEEDBACK = "agentloop_feedback"
 """The action id of the feedback buttons (one listener handles both)."""
 FEEDBACK_BLOCK = "agentloop_feedback_block"
-_SECTION_CHARS = 3000
-"""The most text one section block takes."""
 
 
 @dataclass(frozen=True)
@@ -54,15 +49,6 @@ def feedback_block(run_id: str) -> dict[str, Any]:
         ),
     )
     return ContextActionsBlock(block_id=FEEDBACK_BLOCK, elements=[buttons]).to_dict()
-
-
-def answer_blocks(text: str, run_id: str) -> list[dict[str, Any]]:
-    """Return the blocks of an answer message: its text (mrkdwn), then the feedback buttons."""
-    sections = [
-        SectionBlock(text=MarkdownTextObject(text=part)).to_dict()
-        for part in split(text, _SECTION_CHARS) or [text or " "]
-    ]
-    return [*sections, feedback_block(run_id)]
 
 
 def read_click(value: str) -> ButtonValue:

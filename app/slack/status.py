@@ -1,10 +1,11 @@
-"""Progress while a turn runs, then the answer as a new message that notifies.
+"""Progress while a turn runs, the answer streamed into a new message, then the progress cleared.
 
 In a channel the progress is a placeholder message ("thinking…") edited as the run's
 `agent_state` changes; in a DM or an assistant thread it is the assistant status under the
-composer (`assistant.threads.setStatus`), as Slack's AI apps show it. Either way the answer
-(or a card) is posted as a new message — so the notification people get shows the answer,
-not "thinking…" — and then the placeholder is deleted or the status cleared.
+composer (`assistant.threads.setStatus`, with `loading_messages`), as Slack's AI apps show
+it. The answer streams into a new message as the model writes it, its tool calls as task
+lines (`AnswerStream`); a card, or an answer whose stream could not start, is posted as a
+new message. Then the placeholder is deleted or the status cleared.
 
 Progress is best effort: a placeholder or status Slack refuses (a 429 past the retries,
 an error) is logged and the turn goes on; only the answer must arrive.
@@ -20,8 +21,8 @@ from typing import Any, Literal
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from app.slack.feedback_buttons import answer_blocks
-from app.slack.formatting import STATUS_LABELS, split, status_text, to_mrkdwn
+from app.slack.answer_stream import AnswerStream, with_text
+from app.slack.formatting import STATUS_LABELS, loading_messages, split, status_text, to_mrkdwn
 from app.slack.threads import SlackThread
 
 logger = logging.getLogger(__name__)
@@ -39,8 +40,11 @@ class LiveStatus:
         interval_s: float,
         max_chars: int,
         mode: Mode = "placeholder",
+        answer: AnswerStream | None = None,
     ) -> None:
         self._client = client
+        self.answer = answer
+        """Where the answer streams (None: it is posted whole at the end)."""
         self._thread = thread
         self._interval = interval_s
         self._max_chars = max_chars
@@ -91,6 +95,23 @@ class LiveStatus:
             self.run_id = str(event.get("run_id") or "") or None
         elif kind == "agent_state":
             self.show(STATUS_LABELS.get(str(event.get("state")), str(event.get("state"))))
+        elif self.answer is None:
+            return
+        elif kind == "chunk":
+            self.answer.text(str(event.get("text", "")))
+        elif kind == "draft.reset":
+            await self.answer.withdraw()
+            if event.get("reason") == "rejected":
+                self.show(STATUS_LABELS["rewriting"])
+        elif kind == "tool.call":
+            self.answer.task(str(event["id"]), str(event["name"]), event.get("args"))
+        elif kind == "tool.result":
+            self.answer.task(str(event["id"]), str(event["name"]), ok=not event.get("is_error"))
+        elif kind == "plan_created":
+            self.answer.plan(str(event["plan_id"]), [str(s) for s in event.get("steps") or []])
+        elif kind in ("step_start", "step_complete"):
+            status = "in_progress" if kind == "step_start" else "complete"
+            self.answer.step(str(event["plan_id"]), int(event["index"]), "", status)
 
     async def _edit(self) -> None:
         while self._wanted != self._shown:
@@ -115,24 +136,23 @@ class LiveStatus:
         self,
         text: str,
         blocks: list[dict[str, Any]] | None = None,
-        feedback_run: str | None = None,
+        footer: list[dict[str, Any]] | None = None,
     ) -> None:
-        """Post the answer (split when long) or a card as new messages, then clear the progress.
+        """Leave the answer (streamed, or posted and split when long) or a card, then clear.
 
-        `feedback_run`: the run whose answer this is; its last message carries the feedback
-        buttons.
+        `footer`: blocks under the answer's (last) message, e.g. buttons about the answer.
         """
         await self._stop_editing()
         if blocks is not None:
+            if self.answer is not None:
+                await self.answer.close()  # its task lines stay, above the card
             # A card keeps the question in its blocks; `text` is the notification's.
             await self.post_in_thread(text[: self._max_chars], blocks)
-        else:
-            chunks = split(to_mrkdwn(text), self._max_chars) or ["(no reply)"]
-            extras: list[list[dict[str, Any]] | None] = [None] * len(chunks)
-            if feedback_run:
-                extras[-1] = answer_blocks(chunks[-1], feedback_run)
+        elif self.answer is None or not await self.answer.finish(text, footer):
+            first, *rest = split(to_mrkdwn(text), self._max_chars) or ["(no reply)"]
+            last = {"blocks": with_text(first, footer)} if footer and not rest else {}
             try:
-                await self.post_in_thread(chunks[0], extras[0])
+                await self.post_in_thread(first, last.get("blocks"))
             except SlackApiError:
                 if self.ts is None:
                     raise
@@ -140,19 +160,19 @@ class LiveStatus:
                 # placeholder's place instead, so it is not lost.
                 logger.exception("could not post the answer in %s", self._thread.thread_id)
                 await self._client.chat_update(
-                    channel=self._thread.channel,
-                    ts=self.ts,
-                    text=chunks[0],
-                    blocks=extras[0],
+                    channel=self._thread.channel, ts=self.ts, text=first, blocks=last.get("blocks")
                 )
                 self.ts = None
-            for chunk, extra in zip(chunks[1:], extras[1:], strict=True):
-                await self.post_in_thread(chunk, extra)
+            for number, chunk in enumerate(rest, start=1):
+                end = footer is not None and number == len(rest)
+                await self.post_in_thread(chunk, with_text(chunk, footer) if end else None)
         await self.clear()
 
     async def remove(self) -> None:
         """Clear the progress without posting anything (the turn says nothing)."""
         await self._stop_editing()
+        if self.answer is not None:
+            await self.answer.withdraw()
         await self.clear()
 
     async def clear(self) -> None:
@@ -179,6 +199,7 @@ class LiveStatus:
             channel_id=self._thread.channel,
             thread_ts=self._thread.thread_ts,
             status=f"is {label}" if label else "",
+            loading_messages=loading_messages(label) if label else None,
         )
 
     async def _stop_editing(self) -> None:

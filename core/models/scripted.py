@@ -6,11 +6,13 @@ may also be a raw JSON string, as a server sends it; if it does not parse, the c
 as an invalid tool call, exactly like a malformed call from a real model.
 It fails loudly when called more often than the script has turns, and `unused()` tells
 what was never consumed. Every request it receives can be appended to a JSONL transcript.
+Its text streams in pieces (one `on_llm_new_token` per word), optionally at a set pace.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -20,20 +22,23 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, messages_to_dict
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, messages_to_dict
 from langchain_core.messages.tool import (
     InvalidToolCall,
     ToolCall,
     invalid_tool_call,
     tool_call,
 )
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from core.models.errors import ModelConfigError
+
+_PIECES = re.compile(r"\s*\S+\s*|\s+")
+"""A streamed piece: a word with the spacing around it."""
 
 
 class ScriptedToolCall(BaseModel):
@@ -53,6 +58,8 @@ class ScriptedTurn(BaseModel):
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
     delay_s: float = Field(default=0.0, ge=0, le=600)
     """Seconds to wait before answering: a slow model, for demos and crash tests."""
+    token_delay_s: float = Field(default=0.0, ge=0, le=60)
+    """Seconds between the streamed pieces of the text: a model writing at a set pace."""
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -140,6 +147,7 @@ class ScriptedChatModel(BaseChatModel):
             self._cursor += 1
         if turn.delay_s:
             time.sleep(turn.delay_s)
+        _stream_text(turn, run_manager)
         tool_calls: list[ToolCall] = []
         invalid: list[InvalidToolCall] = []
         for call in turn.tool_calls:
@@ -165,6 +173,21 @@ class ScriptedChatModel(BaseChatModel):
         entry = {"messages": messages_to_dict(messages), "tools": tool_names}
         with self.transcript.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(entry, default=str) + "\n")
+
+
+def _stream_text(turn: ScriptedTurn, run_manager: CallbackManagerForLLMRun | None) -> None:
+    """Report the turn's text in pieces (a word and its spacing each), as a streaming model does.
+
+    The answer itself is still the whole turn, so tool calls arrive exactly as scripted.
+    """
+    if run_manager is None:
+        return
+    for number, piece in enumerate(_PIECES.findall(turn.content)):
+        if number and turn.token_delay_s:
+            time.sleep(turn.token_delay_s)
+        run_manager.on_llm_new_token(
+            piece, chunk=ChatGenerationChunk(message=AIMessageChunk(content=piece))
+        )
 
 
 def _parse_args(args: dict[str, Any] | str) -> tuple[dict[str, Any], str | None]:

@@ -176,6 +176,23 @@ async def test_an_api_key_is_sent_as_bearer(
 
 
 @streaming_modes
+async def test_the_answer_reaches_the_run_events_as_chunks(
+    stub: OpenAIStub, make_settings: Callable[..., Settings], streaming: bool
+) -> None:
+    answer = "Hanukkah starts on 2025-12-15."
+    stub.enqueue(text(answer))
+    events: list[dict[str, Any]] = []
+    settings = stub_settings(make_settings, stub, model_streaming=streaming)
+    async with runner_for(settings) as runner:
+        request = TurnRequest(thread_id="t-1", user_id="U1", message="When is Hanukkah?")
+        result = await runner.run_turn(request, on_event=events.append)
+    chunks = [e["text"] for e in events if e["type"] == "chunk"]
+    assert "".join(chunks) == answer == result.text
+    # Streamed: the server's fragments as they came; not streamed: the answer as one.
+    assert len(chunks) == (len(answer) + 4) // 5 if streaming else len(chunks) == 1
+
+
+@streaming_modes
 async def test_turn_calls_the_tool_then_answers(
     stub: OpenAIStub, make_settings: Callable[..., Settings], streaming: bool
 ) -> None:

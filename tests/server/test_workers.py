@@ -109,14 +109,14 @@ async def test_the_slack_app_acts_for_whoever_wrote_with_its_relay_token(
         assert "Only <@U0GRACE>" in refusal.args["text"]
         assert live(slack.api.message_at("C1", card["ts"]))
         assert await slack.sender.action(click("U0GRACE", "C1", card, cards.APPROVE)) == 200
-        await slack.api.wait_for("chat.postMessage", text=DONE)
+        await slack.api.wait_for_answer(DONE)
         assert outcome_of(await until_decided(slack, card)).endswith("Approved by <@U0GRACE>")
         assert server.task_creators(titles[0]) == ["U0GRACE"]
 
         await slack.sender.event(mention("C1", "U0GRACE", "and another one", "200.1"))
         card = await slack.api.card("C1", "200.1")
         assert await slack.sender.action(click("U0GRACE", "C1", card, cards.REJECT)) == 200
-        await slack.api.wait_for("chat.postMessage", text=NOT_MADE)
+        await slack.api.wait_for_answer(NOT_MADE)
         assert outcome_of(await until_decided(slack, card)).endswith("Rejected by <@U0GRACE>")
         assert server.tasks_titled(titles[1]) == 0
 

@@ -118,12 +118,13 @@ def slack_api() -> Iterator[MockSlackApi]:
 
 @pytest.fixture
 def slack_settings(slack_api: MockSlackApi) -> SlackSection:
-    """Slack settings pointing at the mock Web API (no status throttling)."""
+    """Slack settings pointing at the mock Web API (no status or stream throttling)."""
     return SlackSection(
         bot_token="xoxb-test",
         signing_secret=SECRET,
         api_url=slack_api.url,
         status_interval_s=0,
+        stream_interval_s=0,
     )
 
 

@@ -64,14 +64,14 @@ async def test_requester_approves_once_others_are_refused_and_the_card_shows_it(
             slack.sender.action(click("U0GRACE", "C1", card, cards.APPROVE)),
         )
         assert statuses == [200, 200]
-        await slack.api.wait_for("chat.postMessage", text=DONE["content"])
+        await slack.api.wait_for_answer(DONE["content"])
         [second] = await slack.api.wait_for("chat.postEphemeral", user="U0GRACE")
         assert "no longer waiting" in second.args["text"]
         assert await slack.tasks(TITLE) == 1
         decided = slack.api.message_at("C1", card["ts"])
     assert decided is not None and not live(decided)
     assert outcome_of(decided) == ":white_check_mark: Approved by <@U0GRACE>"
-    assert len(slack.api.made("chat.postMessage", text=DONE["content"])) == 1
+    assert slack.api.answers().count(DONE["content"]) == 1
 
 
 async def test_an_admin_may_reject_someone_elses_proposal(open_slack_app) -> None:
@@ -80,7 +80,7 @@ async def test_an_admin_may_reject_someone_elses_proposal(open_slack_app) -> Non
         await slack.sender.event(mention("C1", "U0GRACE", ASK, "200.1"))
         card = await slack.api.card("C1", "200.1")
         await slack.sender.action(click("U0ADA", "C1", card, cards.REJECT))
-        await slack.api.wait_for("chat.postMessage", text=rejected["content"])
+        await slack.api.wait_for_answer(rejected["content"])
         assert await slack.tasks(TITLE) == 0
         decided = await until_decided(slack, card)
     assert outcome_of(decided) == ":x: Rejected by <@U0ADA>"
@@ -92,7 +92,7 @@ async def test_yes_in_the_thread_approves_and_the_card_shows_who_decided(open_sl
         await slack.sender.event(mention("C1", "U0GRACE", ASK, "300.1"))
         card = await slack.api.card("C1", "300.1")
         await slack.sender.event(message("C1", "U0GRACE", "yes, create it", "300.2", "300.1"))
-        await slack.api.wait_for("chat.postMessage", text=DONE["content"])
+        await slack.api.wait_for_answer(DONE["content"])
         assert await slack.tasks(TITLE) == 1
         decided = await until_decided(slack, card)
     assert outcome_of(decided) == ":white_check_mark: Approved by <@U0GRACE>"
@@ -107,7 +107,7 @@ async def test_an_unclear_reply_in_the_thread_the_model_reads_as_approval_approv
         card = await slack.api.card("C1", "320.1")
         reply = message("C1", "U0GRACE", "alright, that title works for me", "320.2", "320.1")
         await slack.sender.event(reply)
-        await slack.api.wait_for("chat.postMessage", text=DONE["content"])
+        await slack.api.wait_for_answer(DONE["content"])
         assert await slack.tasks(TITLE) == 1
         decided = await until_decided(slack, card)
     assert outcome_of(decided) == ":white_check_mark: Approved by <@U0GRACE>"
@@ -119,7 +119,7 @@ async def test_no_in_the_thread_rejects_and_the_card_shows_it(open_slack_app) ->
         await slack.sender.event(mention("C1", "U0GRACE", ASK, "350.1"))
         card = await slack.api.card("C1", "350.1")
         await slack.sender.event(message("C1", "U0GRACE", "no", "350.2", "350.1"))
-        await slack.api.wait_for("chat.postMessage", text=not_done["content"])
+        await slack.api.wait_for_answer(not_done["content"])
         decided = await until_decided(slack, card)
         assert await slack.tasks(TITLE) == 0
     assert outcome_of(decided) == ":x: Rejected by <@U0GRACE>"
@@ -176,7 +176,7 @@ async def test_a_decision_from_the_cli_shows_on_the_card_when_the_thread_is_next
 
         await slack.sender.event(message("C1", "U0GRACE", "thanks!", "500.9", "500.1"))
         decided = await until_decided(slack, card)
-        await slack.api.wait_for("chat.postMessage", text=follow_up["content"])
+        await slack.api.wait_for_answer(follow_up["content"])
     assert outcome_of(decided) == ":white_check_mark: Approved by <@U0GRACE> (from cli)"
 
 
@@ -219,13 +219,13 @@ async def test_a_second_click_on_an_approved_card_leaves_the_card_as_it_is(
         card = await slack.api.card("C1", "650.1")
         await slack.sender.action(click("U0GRACE", "C1", card, cards.APPROVE))
         decided = await until_decided(slack, card)
-        await slack.api.wait_for("chat.postMessage", text=DONE["content"])
+        await slack.api.wait_for_answer(DONE["content"])
         # The same (stale) card clicked again, as a double click or a second screen sends it.
         await slack.sender.action(click("U0GRACE", "C1", card, cards.APPROVE))
         [refusal] = await slack.api.wait_for("chat.postEphemeral", user="U0GRACE")
         # A message after it in the thread waits for the click's handling to end.
         await slack.sender.event(message("C1", "U0GRACE", "thanks", "650.9", "650.1"))
-        await slack.api.wait_for("chat.postMessage", text=thanks["content"])
+        await slack.api.wait_for_answer(thanks["content"])
         edits = slack.api.made("chat.update", ts=card["ts"])
     assert "no longer waiting" in refusal.args["text"]
     assert len(edits) == 1

@@ -1,5 +1,5 @@
-"""Slack's assistant UI: suggested prompts when a thread starts, progress in the assistant
-status, the answer as a new message, then the status cleared."""
+"""Slack's assistant UI: suggested prompts when a thread starts, a title from its first ask,
+progress in the assistant status, the answer streamed into a new message, the status cleared."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from tests.support.slack_sender import message
 from tools.registry import default_registry
 
 ANSWER = {"content": "Garlic Press belongs to Thorinox."}
+STREAMED = {**ANSWER, "token_delay_s": 0.05}
+"""The model writes a word every 50 ms: the stream shows the answer growing."""
 LOOKUP = {
     "tool_calls": [{"name": "lookup_brand", "id": "call_1", "args": {"name": "Garlic Press"}}]
 }
@@ -39,26 +41,44 @@ async def test_a_new_assistant_thread_gets_suggested_prompts(open_slack_app) -> 
     assert slack.api.made("chat.postMessage") == []
 
 
-async def test_an_assistant_thread_shows_progress_in_the_status_and_posts_the_answer(
+async def test_an_assistant_thread_shows_progress_in_the_status_and_streams_the_answer(
     open_slack_app,
 ) -> None:
-    async with open_slack_app([LOOKUP, ANSWER]) as slack:
+    async with open_slack_app([LOOKUP, STREAMED]) as slack:
         await slack.sender.event(thread_started("D1", "200.1"))
         asked = message("D1", "U0GRACE", "who owns Garlic Press?", "200.2", "200.1", "im")
         assert await slack.sender.event(asked) == 200
-        [answer] = await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
+        await slack.api.wait_for_answer(ANSWER["content"])
         cleared = await slack.api.wait_for("assistant.threads.setStatus", status="")
         history = await slack.history("T0TEAM:D1:200.1")
-    statuses = [c.args["status"] for c in slack.api.made("assistant.threads.setStatus")]
-    assert statuses[0] == "is thinking…"
-    assert "is looking things up…" in statuses
-    assert statuses[-1] == ""
-    assert all(
-        c.args["thread_ts"] == "200.1" for c in slack.api.made("assistant.threads.setStatus")
-    )
-    # No placeholder message: the only post is the answer, a new message that notifies.
-    assert slack.api.made("chat.postMessage") == [answer]
-    assert answer.args["thread_ts"] == "200.1" and answer.at < cleared[-1].at
+    statuses = [c.args for c in slack.api.made("assistant.threads.setStatus")]
+    assert statuses[0]["status"] == "is thinking…"
+    assert statuses[0]["loading_messages"] == ["Reading the thread…", "Gathering what I know…",
+                                               "Thinking it through…"]  # fmt: skip
+    assert "is looking things up…" in [s["status"] for s in statuses]
+    assert statuses[-1]["status"] == ""
+    assert all(s["thread_ts"] == "200.1" for s in statuses)
+    [title] = slack.api.made("assistant.threads.setTitle")
+    assert title.args == {
+        "channel_id": "D1",
+        "thread_ts": "200.1",
+        "title": "who owns Garlic Press?",
+    }
+    # One message, streamed: the lookup as a task line, then the answer word by word.
+    [streamed] = slack.api.streamed("D1")
+    frames = streamed["frames"]
+    lookup = {"title": "lookup_brand: Garlic Press", "status": "in_progress"}
+    assert frames[0] == {"text": "", "tasks": {"call_1": lookup}}
+    assert frames[1]["tasks"]["call_1"]["status"] == "complete"
+    texts = [f["text"] for f in frames if f["text"]]
+    assert len(set(texts)) >= 3  # the words arrived in several appends
+    assert all(ANSWER["content"].startswith(t) for t in texts)
+    assert streamed["text"] == ANSWER["content"] and streamed["streaming"] is False
+    assert streamed["thread_ts"] == "200.1" and streamed["recipient_user_id"] == "U0GRACE"
+    # No placeholder, no other message; the status is cleared once the answer is whole.
+    assert not slack.api.made("chat.postMessage")
+    [stopped] = slack.api.made("chat.stopStream")
+    assert stopped.at < cleared[-1].at
     assert not slack.api.made("chat.update") and not slack.api.made("chat.delete")
     assert [m.text for m in history if m.type == "human"] == ["who owns Garlic Press?"]
 
@@ -68,8 +88,13 @@ async def test_a_dm_without_an_assistant_thread_falls_back_to_a_placeholder(open
         slack.api.errors["assistant.threads.setStatus"] = "invalid_thread_ts"
         asked = message("D1", "U0GRACE", "who owns Garlic Press?", "300.1", channel_type="im")
         await slack.sender.event(asked)
-        await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
+        await slack.api.wait_for_answer(ANSWER["content"])
         [deleted] = await slack.api.wait_for("chat.delete")
-    placeholder, answer = slack.api.made("chat.postMessage")
-    assert "thinking" in placeholder.args["text"] and answer.args["text"] == ANSWER["content"]
-    assert deleted.at > answer.at
+    [placeholder] = slack.api.made("chat.postMessage")
+    assert "thinking" in placeholder.args["text"]
+    [answer] = slack.api.streamed("D1")
+    assert answer["text"] == ANSWER["content"]
+    assert (
+        deleted.args["ts"] == placeholder.ts
+        and deleted.at > slack.api.made("chat.stopStream")[0].at
+    )

@@ -17,7 +17,7 @@ def requests(transcript: Path) -> list[dict]:
 ANSWER = {"content": "Garlic Press belongs to Thorinox."}
 
 
-async def test_a_mention_gets_a_placeholder_then_the_answer_as_a_new_message(
+async def test_a_mention_gets_a_placeholder_then_the_answer_streamed_as_a_new_message(
     open_slack_app,
 ) -> None:
     async with open_slack_app([ANSWER]) as slack:
@@ -25,18 +25,20 @@ async def test_a_mention_gets_a_placeholder_then_the_answer_as_a_new_message(
             mention("C1", "U0GRACE", "which client owns Garlic Press?", "100.000001")
         )
         assert status == 200
-        [done] = await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
+        await slack.api.wait_for_answer(ANSWER["content"])
         [deleted] = await slack.api.wait_for("chat.delete")
         history = await slack.history("T0TEAM:C1:100.000001")
-    placeholder, answer = slack.api.made("chat.postMessage")
+    [placeholder] = slack.api.made("chat.postMessage")
     assert placeholder.args["thread_ts"] == "100.000001"
     assert placeholder.args["channel"] == "C1"
     assert "thinking" in placeholder.args["text"]
     # The answer is a new message in the thread (its notification shows the answer), and
     # the placeholder goes once the answer is there.
-    assert answer is done and done.args["thread_ts"] == "100.000001"
-    assert deleted.args["ts"] == "1800000000.000001"  # the placeholder's (the first post)
-    assert done.at < deleted.at
+    [started] = slack.api.made("chat.startStream")
+    [stopped] = slack.api.made("chat.stopStream")
+    assert started.args["thread_ts"] == "100.000001"
+    assert deleted.args["ts"] == placeholder.ts
+    assert stopped.at < deleted.at
     assert not any(ANSWER["content"] in str(c.args) for c in slack.api.made("chat.update"))
     [left] = slack.api.posted.values()
     assert left["text"] == ANSWER["content"]
@@ -52,29 +54,23 @@ async def test_a_dm_and_a_follow_up_without_mention_are_answered(open_slack_app)
     async with open_slack_app(turns) as slack:
         send = slack.sender.event
         await send(message("D1", "U0GRACE", "hello about Garlic Press", "200.1", channel_type="im"))
-        await slack.api.wait_for("chat.postMessage", text=turns[0]["content"])
+        await slack.api.wait_for_answer(turns[0]["content"])
         await send(mention("C1", "U0GRACE", "who owns Garlic Press?", "300.1"))
-        await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
+        await slack.api.wait_for_answer(turns[1]["content"])
         # The same message as a `message` event (it mentions the bot): left to app_mention.
         await send(message("C1", "U0GRACE", f"<@{BOT_USER}> who owns it?", "300.1"))
         # A reply in a thread the bot never joined: not for the bot.
         await send(message("C1", "U0GRACE", "unrelated chatter", "400.2", thread_ts="400.1"))
         await send(message("C1", "U0GRACE", "does Distex have Garlic Press?", "300.2", "300.1"))
-        await slack.api.wait_for("chat.postMessage", text=turns[2]["content"])
+        await slack.api.wait_for_answer(turns[2]["content"])
         assert await slack.history("T0TEAM:C1:400.1") == []
         thread = await slack.history("T0TEAM:C1:300.1")
-    answers = [
-        c for c in slack.api.made("chat.postMessage") if c.args["text"] in slack.api.answers()
-    ]
+    answers = slack.api.made("chat.startStream")
     assert [a.args["thread_ts"] for a in answers] == ["200.1", "300.1", "300.1"]
     assert answers[0].args["channel"] == "D1"
+    assert slack.api.answers() == [t["content"] for t in turns]
     # The DM's progress was the assistant status, not a placeholder message.
-    assert [
-        c.args["thread_ts"] for c in slack.api.made("chat.postMessage") if c not in answers
-    ] == [
-        "300.1",
-        "300.1",
-    ]
+    assert [c.args["thread_ts"] for c in slack.api.made("chat.postMessage")] == ["300.1", "300.1"]
     assert [m.text for m in thread if m.type == "human"] == [
         "who owns Garlic Press?",
         "does Distex have Garlic Press?",
@@ -92,7 +88,7 @@ async def test_the_threads_earlier_messages_reach_the_agent(open_slack_app, tmp_
         await slack.sender.event(
             mention("C1", "U0GRACE", "who owns Garlic Press?", "500.3", "500.1")
         )
-        await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
+        await slack.api.wait_for_answer(ANSWER["content"])
     [sent] = requests(transcript)
     last = sent["messages"][-1]["data"]["content"]
     assert HEADER in last

@@ -25,7 +25,7 @@ async def test_a_retried_event_starts_one_run(
         assert await slack.sender.event(event, event_id="Ev0RETRY") == 200
         assert await slack.sender.event(event, event_id="Ev0RETRY", retry=1) == 200
         assert await slack.sender.event(event, event_id="Ev0RETRY", retry=2) == 200
-        await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
+        await slack.api.wait_for_answer(ANSWER["content"])
         await asyncio.sleep(0.5)
         history = await slack.history("T0TEAM:C1:100.1")
         rows = await slack.processed("Ev0RETRY")
@@ -47,7 +47,7 @@ async def test_an_expired_event_id_may_run_again(
     async with open_slack_app(turns, slack=slack_settings, database_url=workspace_url) as slack:
         event = mention("C1", "U0GRACE", "who owns Garlic Press?", "150.1")
         await slack.sender.event(event, event_id="Ev0OLD")
-        await slack.api.wait_for("chat.postMessage", text=turns[0]["content"])
+        await slack.api.wait_for_answer(turns[0]["content"])
         # The ledger's clock moves past the id's TTL: the same id is a new delivery.
         ttl = timedelta(seconds=slack_settings.processed_event_ttl_s + 1)
 
@@ -56,7 +56,7 @@ async def test_an_expired_event_id_may_run_again(
 
         await slack.runtime.call(later)
         await slack.sender.event(event, event_id="Ev0OLD", retry=1)
-        await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
+        await slack.api.wait_for_answer(turns[1]["content"])
 
 
 async def test_a_bad_signature_is_refused_with_401(open_slack_app) -> None:
@@ -68,7 +68,7 @@ async def test_a_bad_signature_is_refused_with_401(open_slack_app) -> None:
         # after the forged one is answered, the forged one would have been claimed.
         signed = mention("C1", "U0GRACE", "who owns Garlic Press?", "201.1")
         assert await slack.sender.event(signed, event_id="Ev0GOOD") == 200
-        await slack.api.wait_for("chat.postMessage", text=answer["content"])
+        await slack.api.wait_for_answer(answer["content"])
         assert await slack.processed("Ev0GOOD") == 1
         assert await slack.processed("Ev0BAD") == 0
     assert slack.api.answers() == [answer["content"]]
@@ -86,14 +86,14 @@ async def test_stop_in_the_thread_cancels_the_turn_and_the_next_one_works(open_s
         await slack.api.wait_for("chat.postMessage")
         await asyncio.sleep(0.2)
         await slack.sender.event(message("C1", "U0GRACE", "stop", "300.2", "300.1"))
-        await slack.api.wait_for("chat.postMessage", text=STOPPED, within=5)
+        await slack.api.wait_for_answer(STOPPED, within=5)
         config = {"configurable": {"thread_id": "T0TEAM:C1:300.1"}}
         snapshot = await slack.runtime.call(lambda c: c.runner.graph.aget_state(config))
         assert snapshot.next == ()
         await slack.sender.event(
             message("C1", "U0GRACE", "who owns Garlic Press?", "300.3", "300.1")
         )
-        await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
+        await slack.api.wait_for_answer(turns[1]["content"])
         history = await slack.history("T0TEAM:C1:300.1")
     assert [m.type for m in history] == ["human", "ai", "human", "ai"]
     assert history[1].text == STOPPED
@@ -114,7 +114,7 @@ async def test_the_stop_command_cancels_the_channels_running_turn(open_slack_app
         }
         status, body = await slack.sender.command(fields)
         assert status == 200 and "Stopped 1 running turn" in body
-        await slack.api.wait_for("chat.postMessage", text=STOPPED, within=5)
+        await slack.api.wait_for_answer(STOPPED, within=5)
         status, body = await slack.sender.command(fields)
         assert "Nothing is running" in body
 
@@ -132,10 +132,10 @@ async def test_a_second_message_waits_for_the_first_and_is_answered_after_it(
         await slack.sender.event(
             message("C1", "U0LINUS", "and does Distex have Garlic Press?", "500.2", "500.1")
         )
-        second = await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
-        [first] = slack.api.made("chat.postMessage", text=turns[0]["content"])
+        await slack.api.wait_for_answer(turns[1]["content"])
         history = await slack.history("T0TEAM:C1:500.1")
-    assert first.at < second[0].at
+    # The first answer's message came first (messages are in the order Slack made them).
+    assert [m["text"] for m in slack.api.streamed("C1")] == [t["content"] for t in turns]
     assert any("waiting for the previous message" in t for t in slack.api.texts())
     assert [m.text for m in history] == [
         "who owns Garlic Press?",

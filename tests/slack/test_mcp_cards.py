@@ -35,6 +35,6 @@ async def test_an_mcp_change_waits_on_a_card_and_two_clicks_call_the_server_once
             slack.sender.action(click("U0GRACE", "C1", card, cards.APPROVE)),
         )
         assert statuses == [200, 200]
-        await slack.api.wait_for("chat.postMessage", text=DONE["content"])
+        await slack.api.wait_for_answer(DONE["content"])
     assert len(desk.calls("close_ticket")) == 1
     assert desk.status("42") == "closed"

@@ -100,7 +100,7 @@ async def test_nul_bytes_and_lone_surrogates_are_cleaned_before_anything_is_stor
         body = json.dumps(slack.sender.event_body(event, "Ev0NUL\u0000\udfff")).encode()
         assert b"\\u0000" in body and b"\\ud800" in body
         assert (await slack.sender.signed(body))[0] == 200
-        await slack.api.wait_for("chat.postMessage", text=ANSWER["content"])
+        await slack.api.wait_for_answer(ANSWER["content"])
         history = await slack.history("T0TEAM:C1:100.1")
         assert await slack.processed("Ev0NUL\ufffd") == 1
         inputs = [run.input_text for run in await slack.runs("T0TEAM:C1:100.1")]

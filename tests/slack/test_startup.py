@@ -72,7 +72,7 @@ async def test_auth_test_is_called_once_whatever_arrives_at_start(open_slack_app
             )
         )
         assert statuses == [200] * 20
-        await slack.api.wait_for("chat.postMessage", count=40)
+        await slack.api.wait_for("chat.stopStream", count=20)  # every answer streamed
     assert len(slack.api.attempts("auth.test")) == 1
 
 
@@ -149,7 +149,7 @@ async def test_socket_mode_connects_then_says_so_and_answers(
             mention("C1", "U0GRACE", "who owns Garlic Press?", "100.1")
         )
         envelope = await asyncio.to_thread(slack_api.push, body)
-        await slack_api.wait_for("chat.postMessage", text=answer, within=60)
+        await slack_api.wait_for_answer(answer, within=60)
     finally:
         worker.terminate()
         worker.wait(10)

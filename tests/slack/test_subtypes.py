@@ -39,7 +39,7 @@ async def test_every_subtype_is_acknowledged_and_only_answerable_ones_are_answer
     async with open_slack_app(turns) as slack:
         send = slack.sender.event
         await send(mention("C1", "U0GRACE", "who owns Garlic Press?", "100.1"))
-        await slack.api.wait_for("chat.postMessage", text=FIRST["content"])
+        await slack.api.wait_for_answer(FIRST["content"])
         for i, subtype in enumerate(IGNORED_SUBTYPES):
             event = message("C1", "U0GRACE", "does Distex own it?", f"100.{i + 10}", "100.1")
             extra = {"bot_id": "B0OTHER"} if subtype == "bot_message" else {}
@@ -51,10 +51,10 @@ async def test_every_subtype_is_acknowledged_and_only_answerable_ones_are_answer
 
         broadcast = message("C1", "U0GRACE", "does Distex have one?", "100.50", "100.1")
         assert await send(with_subtype(broadcast, "thread_broadcast")) == 200
-        await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
+        await slack.api.wait_for_answer(turns[1]["content"])
         shared = message("C1", "U0GRACE", "whose image is this?", "100.60", "100.1")
         assert await send(with_subtype(shared, "file_share", files=[{"id": "F1"}])) == 200
-        await slack.api.wait_for("chat.postMessage", text=turns[2]["content"])
+        await slack.api.wait_for_answer(turns[2]["content"])
         history = await slack.history("T0TEAM:C1:100.1")
     assert [m.text for m in history if m.type == "human"] == [
         "who owns Garlic Press?",
@@ -84,11 +84,11 @@ async def test_an_allowed_bot_is_answered(open_slack_app, slack_settings) -> Non
         send = slack.sender.event
         asked = mention("C1", "U0FRIENDBOT", "who owns Garlic Press?", "300.1")
         assert await send({**asked, "bot_id": "B0FRIEND"}) == 200
-        await slack.api.wait_for("chat.postMessage", text=FIRST["content"])
+        await slack.api.wait_for_answer(FIRST["content"])
         again = message("C1", "U0FRIENDBOT", "and now?", "300.2", "300.1")
         del again["user"]
         assert await send(with_subtype(again, "bot_message", bot_id="B0FRIEND")) == 200
-        await slack.api.wait_for("chat.postMessage", text=turns[1]["content"])
+        await slack.api.wait_for_answer(turns[1]["content"])
         history = await slack.history("T0TEAM:C1:300.1")
         # Another bot in the same thread still is not.
         ignored = message("C1", "U0OTHERBOT", "and now?", "300.3", "300.1")
@@ -102,7 +102,7 @@ async def test_the_apps_own_messages_are_not_answered(open_slack_app) -> None:
     async with open_slack_app([FIRST]) as slack:
         send = slack.sender.event
         await send(mention("C1", "U0GRACE", "who owns Garlic Press?", "400.1"))
-        await slack.api.wait_for("chat.postMessage", text=FIRST["content"])
+        await slack.api.wait_for_answer(FIRST["content"])
         own = message("C1", BOT_USER, FIRST["content"], "400.2", "400.1")
         assert await send({**own, "bot_id": "B0BOT"}) == 200
         await asyncio.sleep(0.3)

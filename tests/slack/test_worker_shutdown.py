@@ -118,14 +118,14 @@ async def test_sigterm_mid_turn_tells_the_thread_and_continue_carries_on(
             assert await first.terminated() == 0, first.log.read_text()
         finally:
             first.stop()
-        assert INTERRUPTED in api.texts("C1"), api.texts("C1")
+        assert INTERRUPTED in api.answers("C1"), api.answers("C1")
         assert rows(workspace_url, "select status from agent_runs") == [("interrupted",)]
 
         second = Worker(workspace_url, tmp_path, api, "second")
         await second.start([{"content": ANSWER}])
         try:
             await second.sender.event(message("C1", "U0GRACE", "continue", "900.3", "900.1"))
-            await api.wait_for("chat.postMessage", within=40, text=ANSWER)
+            await api.wait_for_answer(ANSWER, within=40)
         finally:
             second.stop()
     statuses = sorted(s for (s,) in rows(workspace_url, "select status from agent_runs"))
@@ -150,7 +150,7 @@ async def test_sigterm_mid_approval_makes_the_change_once_and_continue_finishes_
         finally:
             first.stop()
         assert rows(workspace_url, tasks) == [(1,)]
-        assert INTERRUPTED in api.texts("C1"), api.texts("C1")
+        assert INTERRUPTED in api.answers("C1"), api.answers("C1")
         running = "select count(*) from agent_runs where status = 'running'"
         assert rows(workspace_url, running) == [(0,)]
 
@@ -158,7 +158,7 @@ async def test_sigterm_mid_approval_makes_the_change_once_and_continue_finishes_
         await second.start([{"content": DONE}])
         try:
             await second.sender.event(message("C1", "U0GRACE", "continue", "910.3", "910.1"))
-            await api.wait_for("chat.postMessage", within=40, text=DONE)
+            await api.wait_for_answer(DONE, within=40)
         finally:
             second.stop()
     assert rows(workspace_url, tasks) == [(1,)]
@@ -185,7 +185,7 @@ async def test_sigterm_mid_turn_in_socket_mode_closes_the_socket_and_stops_clean
             assert await worker.terminated() == 0
         finally:
             worker.stop()
-        assert INTERRUPTED in api.texts("C1"), api.texts("C1")
+        assert INTERRUPTED in api.answers("C1"), api.answers("C1")
         [socket] = api.sockets
         assert socket.closed
     assert rows(workspace_url, "select status from agent_runs") == [("interrupted",)]

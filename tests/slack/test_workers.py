@@ -105,7 +105,7 @@ async def test_two_workers_answer_one_threads_messages_in_turn(
                 ),
             )
             assert statuses == [200, 200]
-            answers = await api.wait_for("chat.postMessage", within=40, count=2, text=ANSWER)
+            answers = await api.wait_for("chat.stopStream", within=40, count=2)
             deletions = await api.wait_for("chat.delete", within=10, count=2)
         finally:
             stop_workers(workers)
@@ -116,6 +116,7 @@ async def test_two_workers_answer_one_threads_messages_in_turn(
     assert len(placeholders) == 1
     [waited] = placeholders
     first, second = answers
+    assert api.answers() == [ANSWER, ANSWER]
     # …its placeholder went last, after its own answer…
     assert [d.args["ts"] for d in deletions][-1] == waited
     assert second.at - first.at >= 0.9  # …which came from its own (1 s) model call.

@@ -1,8 +1,9 @@
 """A mock Slack Web API on loopback (requests to the app: `tests.support.slack_sender`).
 
-`MockSlackApi` answers the Web API methods the app calls (`auth.test`, `chat.*`,
-`conversations.replies`, `assistant.threads.*`, `apps.connections.open`), keeps the
-messages posted so `conversations.replies` returns them, and records every call; it can
+`MockSlackApi` answers the Web API methods the app calls (`auth.test`, `chat.*` with the
+chat streaming methods, `conversations.replies`, `assistant.threads.*`,
+`apps.connections.open`), keeps the messages posted or streamed so `conversations.replies`
+returns them, and records every call; it can
 refuse tokens and answer chosen calls with HTTP 429 and a Retry-After. It runs its own
 event loop in a thread, so in-process apps and worker subprocesses can both reach it; it
 also serves Socket Mode connections and, run as a program, in a process of its own.
@@ -23,6 +24,8 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from tests.support.slack_streams import STREAM_METHODS, StreamedMessages, answer_stream
+
 TEAM = "T0TEAM"
 BOT_USER = "U0BOT"
 BOT_ID = "B0BOT"
@@ -38,9 +41,11 @@ class ApiCall:
     status: int = 200
     """The HTTP status the mock answered (429 for a rate-limited call)."""
     token: str = ""
+    ts: str = ""
+    """The ts of the message the call posted or started streaming."""
 
 
-class MockSlackApi:
+class MockSlackApi(StreamedMessages):
     """A Slack Web API stand-in; `url` is the base URL to give the app's client."""
 
     def __init__(self) -> None:
@@ -138,7 +143,7 @@ class MockSlackApi:
                 args.update(await request.json())
             else:
                 args.update(dict(await request.post()))
-        for key in ("blocks", "attachments", "prompts"):
+        for key in ("blocks", "attachments", "prompts", "chunks", "loading_messages"):
             if isinstance(args.get(key), str):
                 args[key] = json.loads(args[key])
         token = request.headers.get("Authorization", "").removeprefix("Bearer ")
@@ -153,8 +158,10 @@ class MockSlackApi:
                     status=429,
                     headers={"Retry-After": str(limit[1])},
                 )
-            self.calls.append(ApiCall(method, args, token=token))
+            call = ApiCall(method, args, token=token)
+            self.calls.append(call)
             answer = self._answer(method, args, token)
+            call.ts = str(answer.get("ts", "")) if method != "chat.update" else ""
         return web.json_response(answer)
 
     def _answer(self, method: str, args: dict[str, Any], token: str) -> dict[str, Any]:
@@ -166,6 +173,9 @@ class MockSlackApi:
             return {"ok": True, "user_id": BOT_USER, "bot_id": BOT_ID, "team_id": TEAM}
         if method == "apps.connections.open":
             return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
+        if method in STREAM_METHODS:
+            new_ts = lambda: f"1800000000.{next(self._ts):06d}"  # noqa: E731
+            return answer_stream(method, args, self.posted, new_ts, (BOT_USER, BOT_ID))
         if method == "chat.postMessage":
             ts = f"1800000000.{next(self._ts):06d}"
             channel = str(args.get("channel"))
@@ -243,15 +253,6 @@ class MockSlackApi:
         with self._lock:
             found = self.posted.get((channel, ts))
             return dict(found) if found is not None else None
-
-    def answers(self, channel: str | None = None) -> list[str]:
-        """Return the text of every message the app posted (progress placeholders excluded)."""
-        return [
-            str(c.args.get("text", ""))
-            for c in self.made("chat.postMessage")
-            if (channel is None or c.args.get("channel") == channel)
-            and not str(c.args.get("text", "")).startswith(":hourglass")
-        ]
 
     async def wait_for(
         self, method: str, within: float = 20.0, count: int = 1, **match: Any
