@@ -145,7 +145,8 @@ class AnswerStream:
             return False
         first, *rest = split(text, self._max_chars)
         try:
-            settled = await self._settle(first, footer)
+            # The footer goes under the answer's last message.
+            settled = await self._settle(first, None if rest else footer)
         except SlackApiError:
             # Not even replaced: the half-streamed message goes, the caller posts the answer.
             logger.exception("could not leave the answer in %s's stream", self._thread.thread_id)
@@ -153,9 +154,14 @@ class AnswerStream:
             return False
         if not settled:
             return False
-        for piece in rest:
+        for number, piece in enumerate(rest, start=1):
+            last = footer is not None and number == len(rest)
+            extra: dict[str, Any] = {"blocks": with_text(piece, footer)} if last else {}
             await self._client.chat_postMessage(
-                channel=self._thread.channel, thread_ts=self._thread.thread_ts, text=piece
+                channel=self._thread.channel,
+                thread_ts=self._thread.thread_ts,
+                text=to_mrkdwn(piece),
+                **extra,
             )
         return True
 
