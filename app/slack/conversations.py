@@ -24,6 +24,7 @@ from app.slack.feedback_buttons import feedback_block
 from app.slack.formatting import QUEUED, STATUS_LABELS, to_mrkdwn
 from app.slack.identity import Roles
 from app.slack.incoming import Incoming, is_carry_on, is_stop
+from app.slack.outcome_texts import INTERRUPTED, NOT_STARTED, NOTHING_RUNNING, apology
 from app.slack.running import RunningTurns
 from app.slack.status import LiveStatus
 from app.slack.stop_signals import StopSignals
@@ -40,19 +41,6 @@ from tools.proposals import ConfirmationRequest
 logger = logging.getLogger(__name__)
 
 CHANNEL = "slack"
-NOTHING_RUNNING = "Nothing is running in this thread right now."
-INTERRUPTED = (
-    "I had to stop before I finished this (I was restarting). What I had done is saved: "
-    "reply `continue` and I'll carry on from there."
-)
-NOT_STARTED = "I couldn't start on that: I'm restarting. Please send it again in a moment."
-
-
-def apology(run_id: str | None) -> str:
-    """Return what a person sees when a turn failed: short, with the run's id to look it up by."""
-    if not run_id:
-        return "Sorry, something went wrong before I could start on that; nothing was run."
-    return f"Sorry, something went wrong and I couldn't finish that. Run id: `{run_id}`."
 
 
 class Conversations:

@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from app.slack import cards
-from app.slack.conversations import INTERRUPTED
+from app.slack.outcome_texts import INTERRUPTED
 from checkpoints.savers import setup_checkpointer
 from core.db.engine import sync_url
 from core.settings import Settings

@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from app.slack.conversations import NOTHING_RUNNING
+from app.slack.outcome_texts import NOTHING_RUNNING
 from app.slack.formatting import QUEUED, status_text
 from app.slack.stopping import STOPPED
 from checkpoints.savers import open_checkpointer, setup_checkpointer
