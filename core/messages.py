@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages.tool import invalid_tool_call
 
 
 @dataclass(frozen=True)
@@ -60,3 +61,53 @@ def result_data(text: str) -> Any:
         return json.loads(text)
     except (json.JSONDecodeError, TypeError):
         return text
+
+
+def distrust_cut_off_calls(message: AIMessage) -> AIMessage:
+    """Turn tool calls of an answer cut off by the token limit into invalid calls.
+
+    Streamed tool-call chunks are merged by completing partial JSON, so arguments cut off
+    mid-string would otherwise look whole and run with truncated values.
+    """
+    if message.response_metadata.get("finish_reason") != "length" or not message.tool_calls:
+        return message
+    cut_off = [
+        invalid_tool_call(
+            name=call["name"],
+            args=json.dumps(call["args"]),
+            id=call["id"],
+            error="the reply hit the token limit before these arguments were complete",
+        )
+        for call in message.tool_calls
+    ]
+    return message.model_copy(
+        update={"tool_calls": [], "invalid_tool_calls": [*message.invalid_tool_calls, *cut_off]}
+    )
+
+
+def distrust_repaired_calls(message: AIMessage, sent: dict[str, str]) -> AIMessage:
+    """Turn streamed tool calls whose arguments, as sent, are not valid JSON into invalid calls.
+
+    A stream's arguments are merged by completing partial JSON: `{"title": "Delete every`
+    would run as a whole call. Calls the stream did not carry (a model that does not
+    stream) are parsed strictly by LangChain already.
+    """
+    kept, repaired = [], []
+    for call in message.tool_calls:
+        raw = sent.get(call["id"] or "")
+        try:
+            if raw is not None:
+                json.loads(raw or "{}")
+        except json.JSONDecodeError:
+            repaired.append(
+                invalid_tool_call(
+                    name=call["name"], args=raw, id=call["id"], error="malformed arguments"
+                )
+            )
+            continue
+        kept.append(call)
+    if not repaired:
+        return message
+    return message.model_copy(
+        update={"tool_calls": kept, "invalid_tool_calls": [*message.invalid_tool_calls, *repaired]}
+    )

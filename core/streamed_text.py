@@ -3,6 +3,8 @@
 Attached to one model call (act's answer), a LangChain callback handler: every model that
 streams (ChatOpenAI with streaming on, the scripted model) reports its new tokens through
 `on_llm_new_token`; LangGraph's `messages` stream mode reads the same callbacks for Studio.
+It also keeps each streamed tool call's arguments as they were sent: LangChain merges them
+by completing partial JSON, so a call whose arguments were malformed would look whole.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ class TextChunks(BaseCallbackHandler):
         self.written = 0
         """How many fragments went out (none: the model did not stream)."""
         self.closed = False
+        self._arguments: dict[int, list[str]] = {}
+        self._ids: dict[int, str] = {}
         """The call is over for the run: a call abandoned at the deadline (still running in
         its thread) must not write into a stream that has ended."""
 
@@ -46,6 +50,18 @@ class TextChunks(BaseCallbackHandler):
         if text and not self.closed:
             self.written += 1
             self._write(events.chunk(text))
+        message = getattr(chunk, "message", None)
+        for part in getattr(message, "tool_call_chunks", None) or []:
+            index = part.get("index") or 0
+            if part.get("id"):
+                self._ids[index] = str(part["id"])
+            self._arguments.setdefault(index, []).append(part.get("args") or "")
+
+    def arguments(self) -> dict[str, str]:
+        """Each streamed tool call's arguments exactly as sent, by call id."""
+        return {
+            self._ids[i]: "".join(parts) for i, parts in self._arguments.items() if i in self._ids
+        }
 
 
 def _text_of(part: str | dict[str, Any]) -> str:

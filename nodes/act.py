@@ -18,14 +18,13 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
-from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.runnables.config import ensure_config, merge_configs
 from langgraph.runtime import Runtime
 
 from core import events
 from core.asker import asker_of
 from core.db.engine import Database, open_database
-from core.messages import calls_of
+from core.messages import calls_of, distrust_cut_off_calls, distrust_repaired_calls
 from core.models import ModelResolver
 from core.models.hints import ToolHints, bind_offered
 from core.models.openai import unavailable_reason
@@ -127,7 +126,8 @@ class Act:
         elif not chunks.written and not calls and response.text:
             # A model that does not stream sends its whole text as one fragment.
             runtime.stream_writer(events.chunk(response.text))
-        update["messages"] = [*removals, _distrust_cut_off_calls(response)]
+        response = distrust_repaired_calls(distrust_cut_off_calls(response), chunks.arguments())
+        update["messages"] = [*removals, response]
         return update
 
     def _offer(self, state: AgentState, ctx: RunContext) -> Offer:
@@ -256,25 +256,3 @@ def _results_stored(state: AgentState) -> bool:
     if "result_id" in state.get("summary", ""):
         return True
     return any(isinstance(m, ToolMessage) and '"result_id"' in m.text for m in state["messages"])
-
-
-def _distrust_cut_off_calls(message: AIMessage) -> AIMessage:
-    """Turn tool calls of an answer cut off by the token limit into invalid calls.
-
-    Streamed tool-call chunks are merged by completing partial JSON, so arguments cut off
-    mid-string would otherwise look whole and run with truncated values.
-    """
-    if message.response_metadata.get("finish_reason") != "length" or not message.tool_calls:
-        return message
-    cut_off = [
-        invalid_tool_call(
-            name=call["name"],
-            args=json.dumps(call["args"]),
-            id=call["id"],
-            error="the reply hit the token limit before these arguments were complete",
-        )
-        for call in message.tool_calls
-    ]
-    return message.model_copy(
-        update={"tool_calls": [], "invalid_tool_calls": [*message.invalid_tool_calls, *cut_off]}
-    )
