@@ -76,10 +76,10 @@ class SlackSection(BaseModel):
     )
     status_in_channels: bool = Field(
         default=True,
-        description="In channel threads, show progress in the assistant status (chat:write) "
-        "instead of a placeholder message; a refused status falls back to the placeholder, "
-        "and channel threads keep to it for the rest of the process. false: always the "
-        "placeholder.",
+        description="In channel threads, show progress in the assistant status (`chat:write`) "
+        "instead of a placeholder message. Where Slack refuses the status, the turn falls "
+        "back to the placeholder, and channel threads keep to it until the process restarts "
+        "(logged once). `false`: always the placeholder.",
     )
     stream_interval_s: float = Field(
         default=0.3,
