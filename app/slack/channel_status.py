@@ -1,11 +1,7 @@
-"""Whether channel threads show progress in the assistant status or a placeholder message.
+"""Whether channel threads show the assistant status or a placeholder message, per process.
 
-Slack accepts `assistant.threads.setStatus` in channel threads with `chat:write` alone, so
-a channel thread shows the status by default, as a DM or the assistant pane does. Where a
-workspace refuses it (`not_allowed`, `missing_scope`, `feature_not_enabled`, …) the turn
-falls back to a placeholder message, and the refusal is remembered for the process: later
-turns in channels go straight to the placeholder, and the refusal is logged once.
-A rate-limited status is not a refusal: that turn uses the placeholder, the next tries again.
+Slack accepts the status in channel threads with `chat:write`; where it refuses it, the
+refusal is remembered (and logged once) so later channel turns go straight to the placeholder.
 """
 
 from __future__ import annotations
@@ -33,6 +29,7 @@ class ChannelStatus:
 
     def refuse(self, error: str) -> None:
         """Remember that Slack refused the status in a channel thread (`error`: its code)."""
+        # A rate limit passes: that turn shows the placeholder, the next tries the status.
         if error == "ratelimited" or self.refused is not None:
             return
         self.refused = error
