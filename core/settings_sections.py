@@ -75,9 +75,11 @@ class SlackSection(BaseModel):
         description="Least time between two live-status edits of one message (rate limits).",
     )
     status_in_channels: bool = Field(
-        default=False,
-        description="In channel threads, show progress in the assistant status (chat:write) "
-        "instead of a placeholder message; a refused status falls back to the placeholder.",
+        default=True,
+        description="In channel threads, show progress in the assistant status (`chat:write`) "
+        "instead of a placeholder message. Where Slack refuses the status, the turn falls "
+        "back to the placeholder, and channel threads keep to it until the process restarts "
+        "(logged once). `false`: always the placeholder.",
     )
     stream_interval_s: float = Field(
         default=0.3,

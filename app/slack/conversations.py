@@ -18,6 +18,7 @@ from app.slack import cards
 from app.slack.answer_stream import AnswerStream
 from app.slack.assistant import name_thread
 from app.slack.card_outcomes import CardKeeper
+from app.slack.channel_status import ChannelStatus
 from app.slack.clean_text import clean_text
 from app.slack.dedupe import EventLedger
 from app.slack.feedback_buttons import feedback_block
@@ -66,6 +67,7 @@ class Conversations:
         self.cards = card_keeper
         self.running = running or RunningTurns()
         self.signals = signals or StopSignals(self.running.stop)
+        self.channel_status = ChannelStatus(settings.status_in_channels)
         self._handling: dict[str, int] = {}
         """Thread → messages being handled here (from before their placeholder is posted)."""
 
@@ -82,8 +84,9 @@ class Conversations:
             thread,
             self.settings.status_interval_s,
             self.settings.max_message_chars,
-            mode="assistant" if direct or self.settings.status_in_channels else "placeholder",
+            mode=self.channel_status.mode(direct),
             answer=answer,
+            on_refused=None if direct else self.channel_status.refuse,
         )
 
     async def knows(self, thread: SlackThread) -> bool:

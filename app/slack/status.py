@@ -1,10 +1,11 @@
 """Progress while a turn runs, the answer streamed into a new message, then the progress cleared.
 
-In a channel the progress is a placeholder message ("thinking…") edited as the run's
-`agent_state` changes; in a DM or an assistant thread it is the assistant status under the
-composer (`assistant.threads.setStatus`, with `loading_messages`), as Slack's AI apps show
-it. The answer streams into a new message as the model writes it, its tool calls as task
-lines (`AnswerStream`); a card, or an answer whose stream could not start, is posted as a
+The progress is the assistant status under the composer (`assistant.threads.setStatus`,
+with `loading_messages`), as Slack's AI apps show it, in DMs, the assistant pane and channel
+threads; where Slack refuses the status it is a placeholder message ("thinking…") edited as
+the run's `agent_state` changes (`ChannelStatus` remembers a refusal in channels). The
+answer streams into a new message as the model writes it, its tool calls as task lines
+(`AnswerStream`); a card, or an answer whose stream could not start, is posted as a
 new message. Then the placeholder is deleted or the status cleared.
 
 Progress is best effort: a placeholder or status Slack refuses (a 429 past the retries,
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Literal
 
 from slack_sdk.errors import SlackApiError
@@ -41,8 +43,15 @@ class LiveStatus:
         max_chars: int,
         mode: Mode = "placeholder",
         answer: AnswerStream | None = None,
+        on_refused: Callable[[str], None] | None = None,
     ) -> None:
+        """Follow one turn's progress in `thread`, starting in `mode`.
+
+        `on_refused`: told Slack's error when the status is refused (a channel thread's
+        turn: any refusal, a rate limit too, falls back to the placeholder).
+        """
         self._client = client
+        self._on_refused = on_refused
         self.answer = answer
         """Where the answer streams (None: it is posted whole at the end)."""
         self._thread = thread
@@ -67,14 +76,18 @@ class LiveStatus:
                 await self._set_assistant_status(label)
                 return
             except SlackApiError as exc:
-                if exc.response.get("error") == "ratelimited":
+                error = str(exc.response.get("error"))
+                if self._on_refused is not None:
+                    self._on_refused(error)
+                elif error == "ratelimited":
                     logger.warning("assistant status rate limited in %s", self._thread.thread_id)
                     return
-                # Not an assistant thread (e.g. a DM outside the assistant container).
+                # Not an assistant thread (e.g. a DM outside the assistant container), or a
+                # channel thread where Slack refuses the status.
                 logger.info(
                     "no assistant status in %s (%s): a placeholder instead",
                     self._thread.thread_id,
-                    exc.response.get("error"),
+                    error,
                 )
                 self.mode = "placeholder"
         try:

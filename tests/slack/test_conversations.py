@@ -15,9 +15,10 @@ def requests(transcript: Path) -> list[dict]:
 
 
 ANSWER = {"content": "Garlic Press belongs to Thorinox."}
+SET_STATUS = "assistant.threads.setStatus"
 
 
-async def test_a_mention_gets_a_placeholder_then_the_answer_streamed_as_a_new_message(
+async def test_a_mention_gets_the_status_then_the_answer_streamed_as_a_new_message(
     open_slack_app,
 ) -> None:
     async with open_slack_app([ANSWER]) as slack:
@@ -26,20 +27,20 @@ async def test_a_mention_gets_a_placeholder_then_the_answer_streamed_as_a_new_me
         )
         assert status == 200
         await slack.api.wait_for_answer(ANSWER["content"])
-        [deleted] = await slack.api.wait_for("chat.delete")
+        [cleared] = await slack.api.wait_for("assistant.threads.setStatus", status="")
         history = await slack.history("T0TEAM:C1:100.000001")
-    [placeholder] = slack.api.made("chat.postMessage")
-    assert placeholder.args["thread_ts"] == "100.000001"
-    assert placeholder.args["channel"] == "C1"
-    assert "thinking" in placeholder.args["text"]
+    # The thread shows the assistant status under the composer, no placeholder message.
+    assert not slack.api.made("chat.postMessage") and not slack.api.made("chat.delete")
+    first = slack.api.made("assistant.threads.setStatus")[0]
+    assert first.args["channel_id"] == "C1" and first.args["thread_ts"] == "100.000001"
+    assert first.args["status"] == "is thinking…" and first.args["loading_messages"]
     # The answer is a new message in the thread (its notification shows the answer), and
-    # the placeholder goes once the answer is there.
+    # the status is cleared once the answer is there.
     [started] = slack.api.made("chat.startStream")
     [stopped] = slack.api.made("chat.stopStream")
     assert started.args["thread_ts"] == "100.000001"
-    assert deleted.args["ts"] == placeholder.ts
-    assert stopped.at < deleted.at
-    assert not any(ANSWER["content"] in str(c.args) for c in slack.api.made("chat.update"))
+    assert stopped.at < cleared.at
+    assert not slack.api.made("chat.update")
     [left] = slack.api.posted.values()
     assert left["text"] == ANSWER["content"]
     assert history[0].text == "which client owns Garlic Press?"
@@ -69,8 +70,10 @@ async def test_a_dm_and_a_follow_up_without_mention_are_answered(open_slack_app)
     assert [a.args["thread_ts"] for a in answers] == ["200.1", "300.1", "300.1"]
     assert answers[0].args["channel"] == "D1"
     assert slack.api.answers() == [t["content"] for t in turns]
-    # The DM's progress was the assistant status, not a placeholder message.
-    assert [c.args["thread_ts"] for c in slack.api.made("chat.postMessage")] == ["300.1", "300.1"]
+    # The progress was the assistant status, in the DM and in the channel thread alike.
+    assert not slack.api.made("chat.postMessage")
+    shown = {(c.args["channel_id"], c.args["thread_ts"]) for c in slack.api.made(SET_STATUS)}
+    assert shown == {("D1", "200.1"), ("C1", "300.1")}
     assert [m.text for m in thread if m.type == "human"] == [
         "who owns Garlic Press?",
         "does Distex have Garlic Press?",
@@ -103,7 +106,7 @@ async def test_a_long_answer_is_split_within_slacks_limit(open_slack_app) -> Non
     long = "\n\n".join(p.strip() for p in long.split("\n\n"))
     async with open_slack_app([{"content": long}]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "tell me about Garlic Press", "600.1"))
-        await slack.api.wait_for("chat.delete")
+        await slack.api.wait_for("assistant.threads.setStatus", status="")
     pieces = slack.api.answers()
     assert len(pieces) >= 3
     assert all(len(p) <= 3900 for p in pieces)
@@ -113,7 +116,7 @@ async def test_a_long_answer_is_split_within_slacks_limit(open_slack_app) -> Non
 async def test_a_failed_run_is_a_short_apology_with_the_run_id(open_slack_app) -> None:
     async with open_slack_app([]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "700.1"))
-        await slack.api.wait_for("chat.delete")
+        await slack.api.wait_for("assistant.threads.setStatus", status="")
         history = await slack.history("T0TEAM:C1:700.1")
     [text] = slack.api.answers()
     assert text.startswith("Sorry, something went wrong")

@@ -11,6 +11,7 @@ from app.slack.stopping import STOPPED
 from tests.support.slack_sender import mention, message
 
 ANSWER = {"content": "Garlic Press belongs to Thorinox.", "delay_s": 0.3}
+SET_STATUS = "assistant.threads.setStatus"
 
 
 async def test_a_retried_event_starts_one_run(
@@ -29,8 +30,8 @@ async def test_a_retried_event_starts_one_run(
         await asyncio.sleep(0.5)
         history = await slack.history("T0TEAM:C1:100.1")
         rows = await slack.processed("Ev0RETRY")
-    placeholders = [c for c in slack.api.made("chat.postMessage") if "thinking" in c.args["text"]]
-    assert len(placeholders) == 1
+    # One turn: its status shown, then cleared once.
+    assert len(slack.api.made(SET_STATUS, thread_ts="100.1", status="")) == 1
     assert slack.api.answers() == [ANSWER["content"]]
     assert [m.type for m in history] == ["human", "ai"]
     assert len(transcript.read_text().splitlines()) == 1  # one model call
@@ -72,7 +73,7 @@ async def test_a_bad_signature_is_refused_with_401(open_slack_app) -> None:
         assert await slack.processed("Ev0GOOD") == 1
         assert await slack.processed("Ev0BAD") == 0
     assert slack.api.answers() == [answer["content"]]
-    threads = {c.args.get("thread_ts") for c in slack.api.made("chat.postMessage")}
+    threads = {c.args.get("thread_ts") for c in slack.api.made(SET_STATUS)}
     assert threads == {"201.1"}
 
 
@@ -83,7 +84,7 @@ async def test_stop_in_the_thread_cancels_the_turn_and_the_next_one_works(open_s
     ]
     async with open_slack_app(turns) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "300.1"))
-        await slack.api.wait_for("chat.postMessage")
+        await slack.api.wait_for(SET_STATUS)
         await asyncio.sleep(0.2)
         await slack.sender.event(message("C1", "U0GRACE", "stop", "300.2", "300.1"))
         await slack.api.wait_for_answer(STOPPED, within=5)
@@ -102,7 +103,7 @@ async def test_stop_in_the_thread_cancels_the_turn_and_the_next_one_works(open_s
 async def test_the_stop_command_cancels_the_channels_running_turn(open_slack_app) -> None:
     async with open_slack_app([{"content": "never sent", "delay_s": 2}]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "400.1"))
-        await slack.api.wait_for("chat.postMessage")
+        await slack.api.wait_for(SET_STATUS)
         await asyncio.sleep(0.2)
         fields = {
             "command": "/agentloop",
@@ -128,7 +129,7 @@ async def test_a_second_message_waits_for_the_first_and_is_answered_after_it(
     ]
     async with open_slack_app(turns) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "500.1"))
-        await slack.api.wait_for("chat.postMessage")
+        await slack.api.wait_for(SET_STATUS)
         await slack.sender.event(
             message("C1", "U0LINUS", "and does Distex have Garlic Press?", "500.2", "500.1")
         )
@@ -136,7 +137,7 @@ async def test_a_second_message_waits_for_the_first_and_is_answered_after_it(
         history = await slack.history("T0TEAM:C1:500.1")
     # The first answer's message came first (messages are in the order Slack made them).
     assert [m["text"] for m in slack.api.streamed("C1")] == [t["content"] for t in turns]
-    assert any("waiting for the previous message" in t for t in slack.api.texts())
+    assert any("waiting for the previous message" in t for t in slack.api.statuses("C1"))
     assert [m.text for m in history] == [
         "who owns Garlic Press?",
         turns[0]["content"],

@@ -12,6 +12,7 @@ from app.slack.answer_stream import AnswerStream
 from app.slack.threads import SlackThread
 from tests.support.slack_sender import mention
 
+SET_STATUS = "assistant.threads.setStatus"
 ANSWER = "Garlic Press belongs to Thorinox, and Distex has no brand of that name."
 SLOW = {"content": ANSWER, "token_delay_s": 0.03}
 
@@ -22,7 +23,7 @@ async def test_a_mention_streams_the_answer_into_one_message_in_its_thread(
     async with open_slack_app([SLOW]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "100.1"))
         await slack.api.wait_for_answer(ANSWER)
-        await slack.api.wait_for("chat.delete")
+        await slack.api.wait_for(SET_STATUS, status="")
     [started] = slack.api.made("chat.startStream")
     # In a channel Slack needs to know who the stream is for.
     assert started.args["recipient_team_id"] == "T0TEAM"
@@ -32,7 +33,7 @@ async def test_a_mention_streams_the_answer_into_one_message_in_its_thread(
     shown = [frame["text"] for frame in streamed["frames"]]
     assert len(shown) >= 3 and shown[-1] == ANSWER
     assert all(later.startswith(earlier) for earlier, later in pairwise(shown))
-    # The placeholder went once the answer was whole; only the answer is left.
+    # The progress was the status (cleared once the answer was whole); only the answer is left.
     assert [m["text"] for m in slack.api.posted.values()] == [ANSWER]
     assert slack.api.answers() == [ANSWER]
 
@@ -45,11 +46,11 @@ async def test_a_draft_the_checks_send_back_is_deleted_and_the_answer_streams_an
     async with open_slack_app([draft, SLOW]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "200.1"))
         await slack.api.wait_for_answer(ANSWER)
-        await slack.api.wait_for("chat.delete", count=2)
+        await slack.api.wait_for(SET_STATUS, status="")
     first, second = slack.api.made("chat.startStream")
     deleted = [c.args["ts"] for c in slack.api.made("chat.delete")]
     assert first.ts in deleted and second.ts not in deleted
-    assert "again" in " ".join(slack.api.texts())  # "checking the answer again…"
+    assert "again" in " ".join(slack.api.statuses("C1"))  # "checking the answer again…"
     assert [m["text"] for m in slack.api.posted.values()] == [ANSWER]
     assert slack.api.answers() == [ANSWER]
 
@@ -62,7 +63,7 @@ async def test_a_429_mid_stream_still_leaves_the_whole_answer_once(
         slack.api.rate_limit("chat.appendStream", times=1, retry_after=0)
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "300.1"))
         await slack.api.wait_for("chat.update", text=ANSWER)
-        await slack.api.wait_for("chat.delete")
+        await slack.api.wait_for(SET_STATUS, status="")
     [limited] = [c for c in slack.api.attempts("chat.appendStream") if c.status == 429]
     [streamed] = slack.api.streamed("C1")
     # Nothing streamed after the refusal; the streamed message became the whole answer.
@@ -77,7 +78,7 @@ async def test_a_stream_that_cannot_start_falls_back_to_a_plain_post(open_slack_
         slack.api.errors["chat.startStream"] = "not_allowed_token_type"
         await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "400.1"))
         await slack.api.wait_for("chat.postMessage", text=ANSWER)
-        await slack.api.wait_for("chat.delete")
+        await slack.api.wait_for(SET_STATUS, status="")
     assert not slack.api.streamed()
     assert [m["text"] for m in slack.api.posted.values()] == [ANSWER]
 
@@ -85,8 +86,8 @@ async def test_a_stream_that_cannot_start_falls_back_to_a_plain_post(open_slack_
 async def test_no_reply_leaves_nothing_behind(open_slack_app) -> None:
     async with open_slack_app([{"content": "NO_REPLY"}]) as slack:
         await slack.sender.event(mention("C1", "U0GRACE", "thanks all", "500.1"))
-        # The placeholder (the first post) goes last, after any streamed draft.
-        await slack.api.wait_for("chat.delete", ts="1800000000.000001")
+        # The status is cleared last, after any streamed draft went.
+        await slack.api.wait_for(SET_STATUS, status="")
     assert slack.api.posted == {}
     assert slack.api.answers() == []
 
@@ -137,24 +138,3 @@ async def test_a_plans_steps_and_their_tool_calls_show_as_task_lines(open_slack_
     [started] = slack.api.made("chat.startStream")
     assert any(c.get("type") == "plan_update" for c in started.args["chunks"])
     assert streamed["text"] == ANSWER
-
-
-async def test_with_status_in_channels_a_thread_shows_the_status_not_a_placeholder(
-    open_slack_app, slack_settings
-) -> None:
-    in_channels = slack_settings.model_copy(update={"status_in_channels": True})
-    async with open_slack_app([SLOW, SLOW], slack=in_channels) as slack:
-        await slack.sender.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "800.1"))
-        await slack.api.wait_for_answer(ANSWER)
-        await slack.api.wait_for("assistant.threads.setStatus", status="")
-        assert not slack.api.made("chat.postMessage")  # no placeholder: the status
-        statuses = slack.api.made("assistant.threads.setStatus", channel_id="C1")
-        assert statuses[0].args["status"] == "is thinking…"
-        assert statuses[0].args["loading_messages"]
-        # Where Slack refuses the status, the placeholder is back.
-        slack.api.errors["assistant.threads.setStatus"] = "not_allowed"
-        await slack.sender.event(mention("C1", "U0GRACE", "and Distex?", "900.1"))
-        await slack.api.wait_for("chat.delete")
-    [placeholder] = slack.api.made("chat.postMessage")
-    assert "thinking" in placeholder.args["text"] and placeholder.args["thread_ts"] == "900.1"
-    assert slack.api.answers() == [ANSWER, ANSWER]

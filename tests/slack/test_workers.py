@@ -14,8 +14,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from app.slack.formatting import QUEUED
 from app.slack.outcome_texts import NOTHING_RUNNING
-from app.slack.formatting import QUEUED, status_text
 from app.slack.stopping import STOPPED
 from checkpoints.savers import open_checkpointer, setup_checkpointer
 from core.settings import Settings
@@ -24,6 +24,7 @@ from tests.support.slack_api import MockSlackApi
 from tests.support.slack_sender import SlackSender, mention, message
 
 pytestmark = pytest.mark.postgres
+SET_STATUS = "assistant.threads.setStatus"
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = "Garlic Press belongs to Thorinox."
 THREAD = "T0TEAM:C1:900.1"
@@ -106,19 +107,17 @@ async def test_two_workers_answer_one_threads_messages_in_turn(
             )
             assert statuses == [200, 200]
             answers = await api.wait_for("chat.stopStream", within=40, count=2)
-            deletions = await api.wait_for("chat.delete", within=10, count=2)
+            clears = await api.wait_for(SET_STATUS, within=10, count=2, status="")
         finally:
             stop_workers(workers)
-    placeholders = {
-        c.args["ts"]: c for c in api.made("chat.update") if c.args["text"] == status_text(QUEUED)
-    }
-    # One message found the thread busy in the other process and waited its turn…
-    assert len(placeholders) == 1
-    [waited] = placeholders
+    [waited] = api.made(SET_STATUS, thread_ts="900.1", status=f"is {QUEUED}")
     first, second = answers
+    # One message found the thread busy in the other process and waited its turn, while
+    # the first was being answered…
+    assert waited.at < first.at
     assert api.answers() == [ANSWER, ANSWER]
-    # …its placeholder went last, after its own answer…
-    assert [d.args["ts"] for d in deletions][-1] == waited
+    # …the thread's status was cleared last, after its own answer…
+    assert clears[-1].at > second.at
     assert second.at - first.at >= 0.9  # …which came from its own (1 s) model call.
 
     async with open_checkpointer(settings) as saver:
@@ -160,7 +159,7 @@ async def test_a_stop_received_by_one_worker_cancels_the_turn_running_on_the_oth
                 await asyncio.to_thread(wait_listening, port, worker, log)
             a, b = (SlackSender(f"http://127.0.0.1:{p}/slack/events", SECRET) for p in ports)
             await a.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "910.1"))
-            await api.wait_for("chat.postMessage", within=20)
+            await api.wait_for(SET_STATUS, within=20, thread_ts="910.1")
             await asyncio.sleep(1.0)  # the turn is in its (20 s) model call on worker A
             # "stop" in the thread reaches worker B, which knows the thread from the database.
             await b.event(message("C1", "U0GRACE", "stop", "910.2", "910.1"))
@@ -170,7 +169,7 @@ async def test_a_stop_received_by_one_worker_cancels_the_turn_running_on_the_oth
 
             # /agentloop stop in the channel, received by B, stops a turn running on A.
             await a.event(mention("C1", "U0GRACE", "who owns Garlic Press?", "920.1"))
-            await api.wait_for("chat.postMessage", within=20, thread_ts="920.1")
+            await api.wait_for(SET_STATUS, within=20, thread_ts="920.1")
             await asyncio.sleep(1.0)
             fields = {
                 "command": "/agentloop",

@@ -116,6 +116,14 @@ class StreamedMessages:
             ]
         return sorted(found, key=lambda m: float(m["ts"]))
 
+    def statuses(self: _Calls, channel: str | None = None) -> list[str]:
+        """Return the assistant statuses shown under the composer (cleared ones left out)."""
+        return [
+            str(c.args["status"])
+            for c in self.made("assistant.threads.setStatus")
+            if c.args.get("status") and (channel is None or c.args.get("channel_id") == channel)
+        ]
+
     async def wait_for_answer(self: _Calls, text: str, within: float = 20.0) -> list[str]:
         """Wait until a message posted or streamed (and finished) shows `text`; return answers."""
         deadline = time.monotonic() + within
