@@ -30,12 +30,15 @@ class LiveStatus:
 
     On a terminal the draft streams under the spinner, which vanishes at the end: the
     answer printed then is the turn's final, checked text, and a draft the checks sent back
-    is wiped as soon as they do. Elsewhere (a pipe, a log) there is no spinner: fragments are
-    written as they come, a withdrawn draft is marked so, and the answer follows on stdout.
+    is wiped as soon as they do. Elsewhere (a pipe, a log) there is no spinner: `chat` writes
+    the fragments as they come, a withdrawn draft marked so, and the answer follows on stdout;
+    `ask` and `resume` (`drafts=False`) keep what they write there to tool lines and errors, so
+    a script reads one answer on stdout and a failure as one line on stderr.
     """
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, *, drafts: bool = True) -> None:
         self._console = console
+        self._drafts = drafts
         self._status: Status | None = None
         self._args: dict[str, Any] = {}
         self._label = "starting…"
@@ -86,6 +89,8 @@ class LiveStatus:
         self._draft += text
         if self._live:
             self._refresh()
+            return
+        if not self._drafts:
             return
         self._console.file.write(text)
         self._console.file.flush()

@@ -202,7 +202,7 @@ async def _once(
                 # The runner holds the thread's lane: another process's run of the same
                 # thread finishes first, so the thread's checkpoints stay one chain.
                 note = waiting(request.thread_id)
-                with LiveStatus(err) if live else nullcontext() as status:
+                with LiveStatus(err, drafts=False) if live else nullcontext() as status:
                     if decision is None:
                         result = await runner.run_turn(request, status, note)
                     elif decision.get(CARRY_ON):

@@ -74,3 +74,16 @@ def _shown(status: LiveStatus) -> str:
     with console.capture() as capture:
         console.print(status._status.renderable)
     return capture.get()
+
+
+def test_ask_off_a_terminal_writes_no_draft_only_its_tool_lines() -> None:
+    # `ask` and `resume` in a script: the answer is stdout's, stderr keeps errors one line.
+    console, buffer = piped()
+    with LiveStatus(console, drafts=False) as status:
+        status(events.chunk("Let me look "))
+        status(events.draft_reset("tool_calls"))
+        status(events.tool_call("list_tasks", "call_1", {"client": "Thorinox"}))
+        status(events.tool_result("list_tasks", "call_1", "ok", 12.0, 0.0, 0.012))
+        status(events.chunk("One open task."))
+    [line] = buffer.getvalue().splitlines()
+    assert line.startswith("  → list_tasks(client=") and "Let me" not in buffer.getvalue()
