@@ -17,6 +17,15 @@ from tools.arguments import Args
 from tools.declaration import Shows, ToolContext, declare
 from tools.idempotency import run_once
 
+_BRAND_FIELDS = (
+    "brand.name",
+    "brand.client",
+    "brand.marketplace",
+    "brand.destination_space",
+    "brand.destination_list",
+)
+"""What a person reads of a brand a change created or updated."""
+
 
 class MappingArgs(Args):
     """A brand's mapping fields; None leaves a field as it is."""
@@ -51,14 +60,7 @@ class CreateBrandArgs(MappingArgs):
         "we signed a new brand, Fizz, for Initech",
     ),
     shows=Shows(
-        fields=(
-            "brand.name",
-            "brand.client",
-            "brand.marketplace",
-            "brand.destination_space",
-            "brand.destination_list",
-            "mapping_complete",
-        ),
+        fields=(*_BRAND_FIELDS, "mapping_complete"),
         lead={"created": "Created the brand"},
     ),
 )
@@ -116,13 +118,7 @@ class UpdateBrandArgs(MappingArgs):
         "map Fizz to the list Amazon US - Fizz",
     ),
     shows=Shows(
-        fields=(
-            "brand.name",
-            "brand.client",
-            "brand.marketplace",
-            "brand.destination_space",
-            "brand.destination_list",
-        ),
+        fields=_BRAND_FIELDS,
         lead={"updated": "Updated the brand", "unchanged": "The brand already reads so"},
     ),
 )
