@@ -6,6 +6,7 @@ import asyncio
 import getpass
 import json
 import sys
+from dataclasses import asdict
 from enum import StrEnum
 from typing import Annotated
 
@@ -68,7 +69,7 @@ def record_vote(
     except UnknownRunError:
         raise typer.TyperException(f"no run {shorten(run_id)!r}") from None  # exit 1, one line
     if json_output:
-        sys.stdout.write(json.dumps(_json(recorded)) + "\n")
+        sys.stdout.write(json.dumps(asdict(recorded)) + "\n")
         return
     scored = " and sent to Langfuse as a score" if recorded.scored else ""
     out.print(
@@ -88,13 +89,3 @@ async def _record(settings: Settings, vote: Vote) -> Recorded:
     # The process ends next: the score leaves now, not with the background exporter.
     await tracing.flush()
     return recorded
-
-
-def _json(recorded: Recorded) -> dict[str, object]:
-    return {
-        "run_id": recorded.run_id,
-        "person": recorded.person,
-        "rating": recorded.rating,
-        "trace_id": recorded.trace_id,
-        "scored": recorded.scored,
-    }
