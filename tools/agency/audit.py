@@ -8,12 +8,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from tools.agency.lookup import (
-    NameArg,
-    find_client,
-    is_mapped,
-    missing_fields,
-)
+from tools.agency.lookup import NameArg, find_client
+from tools.agency.mapping_state import is_mapped, missing_fields
 from tools.agency.models import Brand, Client
 from tools.declaration import Shows, ToolContext, declare
 

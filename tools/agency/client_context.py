@@ -12,11 +12,8 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.models import TeamMember
-from tools.agency.lookup import (
-    NameArg,
-    find_client,
-    mapping_state,
-)
+from tools.agency.lookup import NameArg, find_client
+from tools.agency.mapping_state import mapping_state
 from tools.agency.models import Assignment, Brand, Client, ClientMemoryNote, KbDocument, Task
 from tools.agency.search import excerpt
 from tools.agency.tasks import task_data, tasks_query

@@ -13,12 +13,12 @@ from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.models import TeamMember
+from tools.agency.mapping_state import is_mapped, missing_fields
 from tools.agency.models import Assignment, Brand, Client
 from tools.declaration import Shows, ToolContext, declare
 from tools.names import Resolution, not_blank, resolve
 
 MAX_BRANDS = 100
-MAPPING_FIELDS = ("destination_space", "destination_list")
 
 
 NameArg = Annotated[str, AfterValidator(not_blank)]
@@ -63,21 +63,6 @@ async def _client_scope(
     if isinstance(found, dict):
         return found
     return Brand.client_id == found.id
-
-
-def is_mapped(brand: Brand) -> bool:
-    """Whether the brand's work has a destination (both space and list set)."""
-    return not missing_fields(brand)
-
-
-def missing_fields(brand: Brand) -> list[str]:
-    """Return the destination fields the brand lacks."""
-    return [name for name in MAPPING_FIELDS if not getattr(brand, name)]
-
-
-def mapping_state(brand: Brand) -> dict[str, Any]:
-    """Return whether the brand is mapped and which destination fields it lacks."""
-    return {"mapped": is_mapped(brand), "missing_mapping": missing_fields(brand)}
 
 
 def brand_data(brand: Brand, client: Client) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from tools.hospitality.rooms import TOOLS, room_sources
+from tools.hospitality.room_sources import room_sources
+from tools.hospitality.rooms import TOOLS
 from tools.hospitality.seed import seed_hotel
 from tools.packs import Pack
 

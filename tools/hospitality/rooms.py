@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -12,8 +11,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.state import Source
-from tools.declaration import GatherContext, Shows, ToolContext, declare
+from tools.declaration import Shows, ToolContext, declare
 from tools.hospitality.models import Booking, Rate, Room
 from tools.idempotency import run_once
 
@@ -277,33 +275,3 @@ def _rate_on(night: date, ranges: list[tuple[date, date, float]]) -> float | Non
 
 
 TOOLS = [get_availability, create_booking]
-
-
-async def room_sources(message: str, ctx: GatherContext) -> list[Source]:
-    """The room types a message names ("the Queen"), for gather.
-
-    "Double Queen" names the Double Queen, not also the Queen.
-    """
-    if ctx.db is None:
-        return []
-    async with ctx.db.session() as session:
-        rooms = list((await session.execute(select(Room).order_by(Room.id))).scalars())
-    said = f" {' '.join(_WORDS.findall(message.casefold()))} "
-    named = [r for r in rooms if f" {' '.join(_WORDS.findall(r.room_type.casefold()))} " in said]
-    longest = [
-        r
-        for r in named
-        if not any(o is not r and r.room_type.casefold() in o.room_type.casefold() for o in named)
-    ]
-    return [
-        {
-            "type": "room_type",
-            "label": "hotel room type",
-            "reference": room.room_type,
-            "excerpt": f"room type {room.room_type}: {room.description} (up to {room.max_guests})",
-        }
-        for room in longest
-    ]
-
-
-_WORDS = re.compile(r"\w+")
