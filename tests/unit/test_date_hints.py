@@ -49,9 +49,23 @@ def test_a_phrase_counted_back_into_the_past_is_an_error(hint: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("today", "check_out", "nights"),
+    [
+        (MONDAY, date(2025, 1, 13), 7),
+        (date(2025, 1, 10), date(2025, 1, 13), 3),
+        (date(2025, 1, 12), date(2025, 1, 13), 1),
+    ],
+)
+def test_this_week_is_from_today_to_sunday(today: date, check_out: date, nights: int) -> None:
+    for hint in ("this week", "the rest of this week"):
+        stay = parse_date_hint(hint, today)
+        assert (stay.check_in, stay.check_out, stay.nights) == (today, check_out, nights)
+
+
+@pytest.mark.parametrize(
     # A month, a year or a bare duration names no day, though dateparser would pick one.
     "hint",
-    ["next month", "a month from now", "next year", "3 weeks", "2 days", "this week", "Dec"],
+    ["next month", "a month from now", "next year", "3 weeks", "2 days", "Dec"],
 )
 def test_a_phrase_that_names_no_day_is_not_understood(hint: str) -> None:
     with pytest.raises(ValueError, match=f"could not understand the date hint '{hint}'"):

@@ -36,8 +36,8 @@ _DATE_SHAPED = re.compile(
 _RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*")
 _NIGHTS_FROM = re.compile(rf"({_NUMBER}) nights? (?:from|starting|starting on|beginning) (.+)")
 _FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
-# How long, not when: dateparser would read "3 weeks" as "in 3 weeks", "this week" as today.
-_DURATION = re.compile(rf"(?:{_NUMBER}) (?:day|week|month|year)s?|this week")
+# How long, not when: dateparser would read "3 weeks" as "in 3 weeks".
+_DURATION = re.compile(rf"(?:{_NUMBER}) (?:day|week|month|year)s?")
 _WEEKDAY = re.compile(rf"(?:(this|next) )?({'|'.join(WEEKDAYS)})(?: night)?")
 
 # A date written out, alone or as a range: what `stated_stays` reads from a message. A day
@@ -89,6 +89,7 @@ def parse_date_hint(hint: str, today: date) -> Stay:
         current weekend from today (Sunday gives one night, checking out Monday).
       * "next weekend": the Friday–Sunday of next calendar week, i.e. "this weekend" plus
         seven days (Monday 2025-01-06 gives 2025-01-17 to 2025-01-19).
+      * "this week": today to Sunday, checking out the Monday after (on a Sunday, one night).
       * "next week": Monday of next calendar week, seven nights.
       * "friday" / "this friday": the next Friday on or after today; "next friday": the
         Friday of next calendar week.
@@ -147,7 +148,7 @@ def _normalize(hint: str) -> str:
 
 
 def _relative_stay(text: str, today: date) -> Stay | None:
-    """Resolve this project's fixed phrases: weekends and next week."""
+    """Resolve this project's fixed phrases: weekends, this week and next week."""
     this_friday = today + timedelta(days=(FRIDAY - today.weekday()) % 7)
     if today.weekday() in (SATURDAY, SUNDAY):
         this_friday = today - timedelta(days=today.weekday() - FRIDAY)
@@ -160,6 +161,9 @@ def _relative_stay(text: str, today: date) -> Stay | None:
     if text == "next weekend":
         check_in = this_friday + timedelta(days=7)
         return _nights(check_in, 2, "next weekend (Friday to Sunday of next calendar week)")
+    if text in ("this week", "rest of this week", "rest of week"):
+        next_monday = today + timedelta(days=7 - today.weekday())
+        return Stay(today, next_monday, _describe("this week (to Sunday)", today, next_monday))
     if text == "next week":
         next_monday = today + timedelta(days=7 - today.weekday())
         return _nights(next_monday, 7, "next week (Monday to Monday)")
