@@ -1,7 +1,8 @@
 """One turn's answer streamed into one Slack message, its tool calls and plan steps as tasks.
 
 Built on slack_sdk's `chat_stream` (`chat.startStream` / `appendStream` / `stopStream`).
-The first words go out at once, later ones at most every `stream_interval_s`. The message
+The first words go out at once (a task line before them does not hold them back), later
+ones at most every `stream_interval_s`. The message
 only ever ends as the turn's final text: a draft the checks send back is withdrawn (its
 message deleted), a final text that differs from what streamed replaces it, and a long
 answer streams up to the message limit and continues in new messages. When a stream call is
@@ -63,6 +64,8 @@ class AnswerStream:
         self._pending: list[Chunk] = []
         self._sent_at = 0.0
         self._sender: asyncio.Task[None] | None = None
+        self._appending = False
+        """An append is on its way to Slack (what `finish` waits for)."""
         self.shown = ""
         """The text streamed into the message so far (sent, not only queued)."""
         self._queued = ""
@@ -204,16 +207,21 @@ class AnswerStream:
     async def _send(self) -> None:
         while self._pending and not self.refused:
             wait = self._interval - (time.monotonic() - self._sent_at)
-            if self._sent_at and wait > 0:
+            # Only words already shown pace the next ones: the first words never wait on a
+            # task line or on blank text sent before them.
+            if self.shown.strip() and wait > 0:
                 await asyncio.sleep(wait)
             chunks, self._pending = _merged(self._pending), []
             try:
+                self._appending = True
                 await self._streamer().append(chunks=chunks)
             except (SlackApiError, SlackRequestError):
                 # The answer still arrives whole: `finish` puts it in place.
                 logger.exception("streaming stopped in %s", self._thread.thread_id)
                 self.refused = True
                 return
+            finally:
+                self._appending = False
             self.shown += "".join(c.text for c in chunks if isinstance(c, MarkdownTextChunk))
             self._sent_at = time.monotonic()
 
@@ -235,6 +243,8 @@ class AnswerStream:
         """Let what is being sent arrive; drop what is only queued (the caller settles it)."""
         if self._sender is not None and not self._sender.done():
             self._pending = []
+            if not self._appending:  # only waiting for the interval: nothing is on its way
+                self._sender.cancel()
             await asyncio.gather(self._sender, return_exceptions=True)
         self._pending = []
         self._queued = self.shown

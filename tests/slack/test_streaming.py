@@ -3,7 +3,9 @@ is always the checked, final answer, once (a withdrawn draft, a 429, a long answ
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from itertools import pairwise
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -107,6 +109,28 @@ async def test_blocks_under_the_answer_end_its_stream_or_its_plain_post(slack_ap
     assert message["text"] == "Garlic Press belongs to Thorinox." and message["blocks"] == FOOTER
     # Nothing streamed (a model that sent nothing before the end): the caller posts it.
     assert not await AnswerStream(client, thread, "U0GRACE", 0, 3900).finish("Hi.", FOOTER)
+
+
+async def test_the_first_words_do_not_wait_on_a_task_line_sent_before_them(slack_api) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=slack_api.url)
+    thread = SlackThread("T0TEAM", "C1", "600.2")
+    streamed = AnswerStream(client, thread, "U0GRACE", 60.0, 3900)  # a minute between appends
+    streamed.task("call-1", "list_tasks", {"client": "Thorinox"})
+    streamed.text(" ")
+    await asyncio.sleep(0.2)  # the task line and the blank text are sent
+    streamed.text("Two tasks are open.")
+    started = time.monotonic()
+    while "Two tasks" not in streamed.shown:
+        assert time.monotonic() - started < 5, "the first words waited for the interval"
+        await asyncio.sleep(0.01)
+    streamed.text(" More words wait for the interval.")
+    await asyncio.sleep(0.2)
+    assert "More words" not in streamed.shown
+    started = time.monotonic()
+    assert await streamed.finish("Two tasks are open. More words wait for the interval.")
+    assert time.monotonic() - started < 5, "the answer waited for the interval to end"
+    [message] = slack_api.streamed("C1")
+    assert message["text"] == "Two tasks are open. More words wait for the interval."
 
 
 async def test_a_plans_steps_and_their_tool_calls_show_as_task_lines(open_slack_app) -> None:
