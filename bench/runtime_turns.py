@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
 
 from core.heap import frozen_startup
 from core.models.scripted import ScriptedChatModel, ScriptedTurn
@@ -24,6 +25,8 @@ from core.models.scripted import ScriptedChatModel, ScriptedTurn
 WARM_UP = 20
 BLOCK = 20
 RUNTIME, DEFERRED, BARE, TOOLED = "runtime", "deferred", "bare", "tooled"
+GRAPH, BARE_MEMORY = "graph", "bare-memory"
+"""The floor: each loop alone, nothing saved (in-memory checkpointer; no lanes, no audit)."""
 Turn = Callable[[], Awaitable[None]]
 
 
@@ -33,32 +36,41 @@ def _texts(n: int) -> ScriptedChatModel:
 
 
 @asynccontextmanager
-async def _runtime(url: str, deferred: bool, turns: int) -> AsyncIterator[Turn]:
+async def _runtime(url: str, mode: str, turns: int) -> AsyncIterator[Turn]:
     from core.models import ModelResolver
     from core.settings import Settings
     from graph.runner import Runner, TurnRequest
     from tools.registry import registry_of
 
     settings = Settings(_env_file=None, database_url=url, checkpointer="postgres", packs="")
-    if deferred:
+    if mode == DEFERRED:
         settings = settings.model_copy(update={"checkpoint_pending_writes": "deferred"})
     models = ModelResolver(settings)
     models._models["scripted:runtime"] = _texts(turns)  # the resolver's cache: the model seam
     async with Runner.open(settings, registry_of([]), models) as runner:
+        if mode == GRAPH:
+            from langgraph.checkpoint.memory import InMemorySaver
+
+            from checkpoints.lanes import Lanes
+
+            runner.lanes, runner.driver.audit = Lanes(), None  # a lane in this process only
+            runner.graph = runner.driver.graph = runner.graph.copy(
+                update={"checkpointer": InMemorySaver()}
+            )
 
         async def turn() -> None:
             request = TurnRequest(str(uuid.uuid4()), "bench", "go", model="scripted:runtime")
             result = await runner.run_turn(request)
             assert result.status == "completed", result.text
             # The audit is written in the background: its rows are the runtime's cost.
-            assert runner.driver.audit is not None
-            await runner.driver.audit.drain()
+            if runner.driver.audit is not None:
+                await runner.driver.audit.drain()
 
         yield turn
 
 
 @asynccontextmanager
-async def _create_agent(url: str, tooled: bool, turns: int) -> AsyncIterator[Turn]:
+async def _create_agent(url: str, mode: str, turns: int) -> AsyncIterator[Turn]:
     from langchain.agents import create_agent
     from langchain_core.messages import HumanMessage
     from langchain_core.tools import tool
@@ -69,8 +81,15 @@ async def _create_agent(url: str, tooled: bool, turns: int) -> AsyncIterator[Tur
         """Look something up."""
         return query
 
-    async with AsyncPostgresSaver.from_conn_string(url) as saver:
-        graph = create_agent(_texts(turns), [lookup] if tooled else [], checkpointer=saver)
+    async with AsyncExitStack() as stack:
+        if mode == BARE_MEMORY:
+            from langgraph.checkpoint.memory import InMemorySaver
+
+            saver: Any = InMemorySaver()
+        else:
+            saver = await stack.enter_async_context(AsyncPostgresSaver.from_conn_string(url))
+        tools = [lookup] if mode == TOOLED else []
+        graph = create_agent(_texts(turns), tools, checkpointer=saver)
 
         async def turn() -> None:
             config = {"configurable": {"thread_id": str(uuid.uuid4())}}
@@ -80,10 +99,10 @@ async def _create_agent(url: str, tooled: bool, turns: int) -> AsyncIterator[Tur
 
 
 def _subject(name: str, url: str, turns: int) -> AbstractAsyncContextManager[Turn]:
-    if name in (RUNTIME, DEFERRED):
-        return _runtime(url, name == DEFERRED, turns)
-    if name in (BARE, TOOLED):
-        return _create_agent(url, name == TOOLED, turns)
+    if name in (RUNTIME, DEFERRED, GRAPH):
+        return _runtime(url, name, turns)
+    if name in (BARE, TOOLED, BARE_MEMORY):
+        return _create_agent(url, name, turns)
     raise SystemExit(f"unknown subject {name!r}")
 
 
