@@ -25,10 +25,13 @@ logger = logging.getLogger(__name__)
 
 TEXTS = tomllib.loads((Path(__file__).parent / "texts.toml").read_text(encoding="utf-8"))
 """What the model says and is shown (`texts.toml`)."""
-_TALK = TEXTS["small_talk"]
-SMALL_TALK = {kind: tuple(entry["examples"]) for kind, entry in _TALK.items()}
-"""Kinds of small talk and their examples, each answered without a lookup."""
-SMALL_TALK_ANSWERS = {kind: str(entry["answer"]) for kind, entry in _TALK.items()}
+SMALL_TALK, ASKING, GOING_ON = (
+    {kind: tuple(entry["examples"]) for kind, entry in TEXTS[table].items()}
+    for table in ("small_talk", "asking", "going_on")
+)
+"""Kinds of small talk, each answered without a lookup; whether a message asks to `know` or to
+`change`; whether it is a `follow_up` of the ask before or `new`. Each with its examples."""
+SMALL_TALK_ANSWERS = {kind: str(entry["answer"]) for kind, entry in TEXTS["small_talk"].items()}
 PROMPTS = (
     'This request: "{}" means in one word:"',
     "<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\nThe user wants me to",
@@ -38,6 +41,8 @@ meaning, a decoder's state sums the message up far better than an average over i
 RIDGE = 0.3
 """Ridge penalty of the embedding classifiers (chosen on the tuning asks)."""
 EMBEDDING_TEMPERATURE, NEAREST_TEMPERATURE = 0.1, 0.05
+RECENT = 256
+"""Messages' vectors kept in memory: a message is ranked among the tools and each class pair."""
 _WORD = re.compile(r"[a-z0-9']+")
 
 
@@ -50,6 +55,7 @@ class Embedder:
         key = hashlib.sha1(f"{model.name}:{model.stat().st_size}:{PROMPTS}".encode())
         self._file = cache / f"local-model-vectors-{key.hexdigest()[:12]}.npz" if cache else None
         self._vectors: dict[str, np.ndarray] = {}
+        self._recent: dict[str, np.ndarray] = {}
         self._unsaved = 0
         if self._file is not None and self._file.is_file():
             try:
@@ -66,7 +72,7 @@ class Embedder:
         rows = []
         for text in texts:
             name = hashlib.sha1(f"{prompt}:{text}".encode()).hexdigest()
-            vector = self._vectors.get(name)
+            vector = self._vectors.get(name, self._recent.get(name))
             if vector is None:
                 tokens = self._llama.embed(PROMPTS[prompt].format(text))
                 raw = np.asarray(tokens[-1], np.float32)  # the last token's state
@@ -74,6 +80,9 @@ class Embedder:
                 if keep:
                     self._vectors[name] = vector
                     self._unsaved += 1
+                else:  # a message is ranked among several sets of classes: kept a while
+                    self._recent = self._recent if len(self._recent) < RECENT else {}
+                    self._recent[name] = vector
             rows.append(vector)
         return np.vstack(rows)
 
