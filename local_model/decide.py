@@ -8,12 +8,11 @@ from examples too (`ASKING`, `GOING_ON`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
-from local_model.conversation import Turn
+from local_model.conversation import Turn, where_said
 from local_model.intent import ASKING, GOING_ON, SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
@@ -200,12 +199,16 @@ def summary(tool: dict[str, Any]) -> str:
 
 
 def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
-    """The message with each record it names as its kind ("about client"): examples name others."""
+    """The message with each record it names as its kind ("about client"): examples name others.
+
+    A record's name with a capitalized word after it ("Thorinox Pans") is a name of its own.
+    """
     named = [(name, kind) for kind, names in mentions.items() for name in names]
     for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
-        # "Thorinox Pans" is a name of its own, not the client Thorinox.
-        pattern = rf"\b{re.escape(name)}\b(?!(?-i:\s+[A-Z]))"
-        text = re.sub(pattern, kind.replace("_", " "), text, flags=re.IGNORECASE)
+        for start, end in reversed(where_said(text, name)):
+            after = text[end:]
+            if not (after[:1].isspace() and after.lstrip()[:1].isupper()):
+                text = f"{text[:start]}{kind.replace('_', ' ')}{text[end:]}"
     return text
 
 

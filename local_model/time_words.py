@@ -53,6 +53,15 @@ def _holiday(name: str) -> str:
     return " ".join(name.split())
 
 
+def iso_day(text: str) -> date | None:
+    """The day `text` is, when it is one written as YYYY-MM-DD."""
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        return None
+    return day if day.isoformat() == text else None
+
+
 def says_when(text: str) -> bool:
     """Whether `text` says a time in words ("next weekend", "December 10", "Hanukkah")."""
     return bool(time_words(text))
