@@ -5,8 +5,9 @@
 threshold that labels their asks best and scores it on the fifth. It prints each fold's pick
 and score, and their median: the value local_model/decide.py records (`KNOWS`, `GOES_ON`).
 
-Labels: an ask asks to change when a tool it expects changes data, else to know (small talk
-is left out); an ask goes on from the one before when it is a follow-up, else it is new.
+Labels: an ask asks to change when a tool it expects changes data, and to know when it is of
+the kind `ask_to_know` (the others are left out: nothing is changed for them either way); an
+ask goes on from the one before when it is a follow-up, else it is new (small talk left out).
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ def main() -> None:
     def p(text: str, classes: dict[str, tuple[str, ...]], name: str) -> float:
         return dict(intents.rank(text, classes))[name]
 
-    knowing = [(p(a.text, ASKING, "know"), not set(a.tools) & changing) for a in asks]
+    knowing = [
+        (p(a.text, ASKING, "know"), a.kind == "ask_to_know")
+        for a in asks
+        if a.kind == "ask_to_know" or set(a.tools) & changing
+    ]
     going_on = [(p(a.text, GOING_ON, "follow_up"), a.kind == "follow_up") for a in asks]
     for name, rows in (("KNOWS", knowing), ("GOES_ON", going_on)):
         chosen, picks = cross_validated(rows)
