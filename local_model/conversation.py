@@ -115,13 +115,8 @@ def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:
     return Exchange(ask, tuple(calls), tuple(results), tuple(asked))
 
 
-def says(text: str, value: str) -> bool:
-    """Whether `text` says `value` as words of its own ("amazon_us" as "amazon us", plurals too)."""
-    return bool(where_said(text, value))
-
-
-def where_said(text: str, value: str) -> list[tuple[int, int]]:
-    """Where `text` says `value` as words of its own, each (start, end), in any case."""
+def says(text: str, value: str) -> list[tuple[int, int]]:
+    """Where `text` says `value` as words of its own ("amazon_us" as "amazon us", plurals too)."""
     words, text = value.replace("_", " "), text.replace("_", " ")
     found = re.finditer(rf"\b{re.escape(words)}s?\b", text, re.IGNORECASE) if words else ()
     return [match.span() for match in found]

@@ -1,9 +1,8 @@
 """The local model's next step: a set answer, a question, or which tool to call.
 
 The message is classified among the offered tools and kinds of small talk (`intent`), a
-follow-up in context; close tools or an unsure change are asked about, never guessed. Whether
-it asks to know or to change, and whether it goes on from the ask before, are classes learned
-from examples too (`ASKING`, `GOING_ON`).
+follow-up in context; close tools or an unsure change are asked about, never guessed. Asking to
+know or to change, and going on from the ask before, are classes learned from examples too.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
-from local_model.conversation import Turn, where_said
+from local_model.conversation import Turn, says
 from local_model.intent import ASKING, GOING_ON, SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
@@ -168,16 +167,15 @@ class Decider:
         before = turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in enum_values(_parameters(tool))]
-        lone = own_words(turn.ask, hints.mentions, values)
-        goes_on = not lone or self._likely(masked, GOING_ON, "follow_up") > GOES_ON
+        lone = not own_words(turn.ask, hints.mentions, values)  # names and values only
+        goes_on = lone or self._likely(masked, GOING_ON, "follow_up") > GOES_ON
         if before is not None and before.ask and goes_on:
-            # A follow-up that goes on from the ask before ("and for coupons?") or says nothing
-            # of its own ("Distex's?") is read with it; else it is a request of its own.
+            # It goes on ("and for coupons?") or says nothing of its own ("Distex's?"): read both.
             both = f"{before.ask} {turn.ask}"
             tools = dict(self._intents.rank(_masked(both, hints.mentions), classes))
         asked = set(before.asked) if before else set()
-        changes = hints.changing & set(tools)  # "can you book ...?" asks to change
-        knowing = bool(changes) and self._likely(masked, ASKING, "know") > KNOWS
+        changes = bool(hints.changing & set(tools))  # "can you book ...?" asks to change
+        knowing = changes and self._likely(masked, ASKING, "know") > KNOWS
         back = not says_when(turn.ask) and bool(before and dates("", before.values()))
         for name in tools:  # nothing to know is changed; dates found are not read anew ("then")
             if (knowing and name in hints.changing) or (back and _reads_time(by_name.get(name))):
@@ -199,14 +197,11 @@ def summary(tool: dict[str, Any]) -> str:
 
 
 def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
-    """The message with each record it names as its kind ("about client"): examples name others.
-
-    A record's name with a capitalized word after it ("Thorinox Pans") is a name of its own.
-    """
+    """The message with each record it names as its kind ("about client"): examples name others."""
     named = [(name, kind) for kind, names in mentions.items() for name in names]
     for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
-        for start, end in reversed(where_said(text, name)):
-            after = text[end:]
+        for start, end in reversed(says(text, name)):
+            after = text[end:]  # "Thorinox Pans" is a name of its own, not the client Thorinox
             if not (after[:1].isspace() and after.lstrip()[:1].isupper()):
                 text = f"{text[:start]}{kind.replace('_', ' ')}{text[end:]}"
     return text

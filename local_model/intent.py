@@ -41,8 +41,7 @@ meaning, a decoder's state sums the message up far better than an average over i
 RIDGE = 0.3
 """Ridge penalty of the embedding classifiers (chosen on the tuning asks)."""
 EMBEDDING_TEMPERATURE, NEAREST_TEMPERATURE = 0.1, 0.05
-RECENT = 256
-"""Messages' vectors kept in memory: a message is ranked among the tools and each class pair."""
+RECENT = 256  # messages' vectors kept: a message is ranked among tools and each pair of classes
 _WORD = re.compile(r"[a-z0-9']+")
 
 

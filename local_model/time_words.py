@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from contextlib import suppress
 from datetime import date
 from functools import cache
 
@@ -55,11 +56,9 @@ def _holiday(name: str) -> str:
 
 def iso_day(text: str) -> date | None:
     """The day `text` is, when it is one written as YYYY-MM-DD."""
-    try:
-        day = date.fromisoformat(text)
-    except ValueError:
-        return None
-    return day if day.isoformat() == text else None
+    with suppress(ValueError):
+        return day if (day := date.fromisoformat(text)).isoformat() == text else None
+    return None
 
 
 def says_when(text: str) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Exchange, Plain, Turn, says, where_said
+from local_model.conversation import Exchange, Plain, Turn, says
 from local_model.grammar import alternatives
 from local_model.time_words import iso_day, says_when, time_words
 
@@ -135,7 +135,7 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
 def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
     """A text value without another's at its end ("… for Acme"); a phrase (no time) capitalized."""
     for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
-        ends = [start for start, end in where_said(value, other) if end == len(value)]
+        ends = [start for start, end in says(value, other) if end == len(value)]
         words = value[: ends[-1]].split() if ends else []
         if len(words) > 1 and bare(words[-1]) in JOINING_WORDS:
             value = " ".join(words[:-1])
@@ -155,11 +155,7 @@ def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
 
 def bare(word: str) -> str:
     """A word as compared: folded, without edge punctuation or a possessive ("Acme's")."""
-    return _unowned(word.strip(EDGE).casefold())
-
-
-def _unowned(text: str) -> str:
-    return re.sub(r"['’]s$", "", text)
+    return re.sub(r"['’]s$", "", word.strip(EDGE).casefold())
 
 
 def spans(text: str) -> list[str]:
@@ -171,7 +167,7 @@ def spans(text: str) -> list[str]:
     for size in range(MAX_SPAN_WORDS, 0, -1):
         for words in parts:
             for start in range(len(words) - size + 1):
-                span = _unowned(" ".join(words[start : start + size]).strip(EDGE))
+                span = re.sub(r"['’]s$", "", " ".join(words[start : start + size]).strip(EDGE))
                 ends = span.split()[:: max(1, len(span.split()) - 1)]
                 if span and not any(bare(w) in JOINING_WORDS for w in ends):
                     found.append(span)
@@ -203,7 +199,8 @@ def _texts(
         return named or (kept if back else []) or [*results, *kept, *message]
     if described:
         return named or results or earlier
-    codes = _CODE.match(_example(about)) is not None
+    first = about.partition("e.g.")[2].split()[:1]  # its first example: "e.g. 'amazon_us'"
+    codes = any(_CODE.match(word.strip(EDGE)) for word in first)
     return results or name_spans(ask, mentions, codes=codes) or earlier
 
 
@@ -218,7 +215,7 @@ def name_spans(
 ) -> list[str]:
     """Names: capitalized spans not opening the message, not a time or record (`codes`: ids too)."""
     named = [n for names in mentions.values() for n in names]
-    records = [span for n in named for span in where_said(text, n)]
+    records = [span for n in named for span in says(text, n)]
     quiet = _blank(text, [*time_words(text), *records])
     first = text.lstrip(EDGE).split(" ", 1)[0]
     return [
@@ -261,13 +258,6 @@ def _in_range(number: Plain, options: list[dict[str, Any]], kinds: set[str]) -> 
         and a.get("exclusiveMinimum", low) < number < a.get("exclusiveMaximum", high)
         for a in options
     )
-
-
-def _example(about: str) -> str:
-    """The first example an argument's description gives ("e.g. 'amazon_us'")."""
-    given = about.partition("e.g.")[2].strip()
-    quoted = re.match(r"""(['"])(.+?)\1""", given)
-    return quoted.group(2) if quoted else re.split(r"[,(]", given)[0].strip()
 
 
 def _fits(text: str, options: list[dict[str, Any]]) -> bool:
