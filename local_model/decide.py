@@ -23,7 +23,7 @@ SURE_OF_CHANGE = 0.5
 """Below this share of the tools' probability a change is asked about, not proposed."""
 ANSWER = 1.0
 """Added to the tools a question of this model's asked about: the next message answers it."""
-KNOWS = 0.7
+KNOWS = 0.75
 """p(know) above which nothing is changed: cross-validated on the tuning asks (bench/thresholds)."""
 GOES_ON = 0.6
 """p(follow_up) above which a message is read with the ask before: cross-validated likewise."""
