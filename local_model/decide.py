@@ -1,18 +1,18 @@
 """The local model's next step: a set answer, a question, or which tool to call.
 
 The message is classified among the offered tools and kinds of small talk (`intent`), a
-follow-up in context; close tools or an unsure change are asked about, never guessed. Asking to
-know or to change, and going on from the ask before, are classes learned from examples too.
+follow-up in context; close tools or an unsure change are asked about, never guessed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 from local_model.conversation import Turn, says
-from local_model.intent import ASKING, GOING_ON, SMALL_TALK, Intents
+from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
 from local_model.values import BACK, bare, date_arguments, dates, enum_values, fill, own_words
@@ -23,10 +23,13 @@ SURE_OF_CHANGE = 0.5
 """Below this share of the tools' probability a change is asked about, not proposed."""
 ANSWER = 1.0
 """Added to the tools a question of this model's asked about: the next message answers it."""
-KNOWS = 0.75
-"""p(know) above which nothing is changed: cross-validated on the tuning asks (bench/thresholds)."""
-GOES_ON = 0.6
-"""p(follow_up) above which a message is read with the ask before: cross-validated likewise."""
+_REQUEST = re.compile(
+    r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
+)
+_GOES_ON = re.compile(r"(?i)^\W*(?:and|or|also|(?:what|how) about)\b")  # "and for coupons?"
+_QUESTION = re.compile(
+    r"(?i)^\W*(?:is|are|was|were|do|does|did|what|which|when|who|whose|where|how|any|tell me)\b"
+)
 
 
 class Hints(Protocol):
@@ -59,6 +62,13 @@ class Step:
     """The tools a question is about: the next message may answer it."""
     wave: tuple[tuple[dict[str, Any], Turn], ...] = ()
     """Calls to write at once, each for its part of the turn (a stay the message writes out)."""
+
+
+def asks_to_know(message: str) -> bool:
+    """A question that asks to know, not a request put as one ("can you book ...?")."""
+    return not _REQUEST.match(message) and (
+        message.rstrip().endswith("?") or _QUESTION.match(message) is not None
+    )
 
 
 class _Offer(NamedTuple):
@@ -151,10 +161,6 @@ class Decider:
             return Step(reply=ask_for(missing, summary(tool)), why=why, asked=(name,))
         return Step(tool=tool, why=why)
 
-    def _likely(self, text: str, classes: Mapping[str, Sequence[str]], name: str) -> float:
-        """The probability of one of a pair of learned `classes` for `text`."""
-        return dict(self._intents.rank(text or "...", classes)).get(name, 0.0)
-
     def _rank(self, offer: _Offer, may_reply: bool) -> list[tuple[str, float]]:
         """The offered tools (and kinds of small talk) by probability for the message."""
         turn, by_name, hints = offer
@@ -167,15 +173,14 @@ class Decider:
         before = turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in enum_values(_parameters(tool))]
-        lone = not own_words(turn.ask, hints.mentions, values)  # names and values only
-        goes_on = lone or self._likely(masked, GOING_ON, "follow_up") > GOES_ON
+        goes_on = _GOES_ON.match(turn.ask) or not own_words(turn.ask, hints.mentions, values)
         if before is not None and before.ask and goes_on:
-            # It goes on ("and for coupons?") or says nothing of its own ("Distex's?"): read both.
+            # A follow-up that goes on from the ask before ("and for coupons?") or says nothing
+            # of its own ("Distex's?") is read with it; else it is a request of its own.
             both = f"{before.ask} {turn.ask}"
             tools = dict(self._intents.rank(_masked(both, hints.mentions), classes))
         asked = set(before.asked) if before else set()
-        changes = bool(hints.changing & set(tools))  # "can you book ...?" asks to change
-        knowing = changes and self._likely(masked, ASKING, "know") > KNOWS
+        knowing = asks_to_know(turn.ask)
         back = not says_when(turn.ask) and bool(before and dates("", before.values()))
         for name in tools:  # nothing to know is changed; dates found are not read anew ("then")
             if (knowing and name in hints.changing) or (back and _reads_time(by_name.get(name))):

@@ -25,13 +25,10 @@ logger = logging.getLogger(__name__)
 
 TEXTS = tomllib.loads((Path(__file__).parent / "texts.toml").read_text(encoding="utf-8"))
 """What the model says and is shown (`texts.toml`)."""
-SMALL_TALK, ASKING, GOING_ON = (
-    {kind: tuple(entry["examples"]) for kind, entry in TEXTS[table].items()}
-    for table in ("small_talk", "asking", "going_on")
-)
-"""Kinds of small talk, each answered without a lookup; whether a message asks to `know` or to
-`change`; whether it is a `follow_up` of the ask before or `new`. Each with its examples."""
-SMALL_TALK_ANSWERS = {kind: str(entry["answer"]) for kind, entry in TEXTS["small_talk"].items()}
+_TALK = TEXTS["small_talk"]
+SMALL_TALK = {kind: tuple(entry["examples"]) for kind, entry in _TALK.items()}
+"""Kinds of small talk and their examples, each answered without a lookup."""
+SMALL_TALK_ANSWERS = {kind: str(entry["answer"]) for kind, entry in _TALK.items()}
 PROMPTS = (
     'This request: "{}" means in one word:"',
     "<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\nThe user wants me to",

@@ -165,23 +165,6 @@ def test_small_talk_is_answered_without_a_tool(model: BaseChatModel) -> None:
     assert "Look up a client by name" in help_.text
 
 
-def test_asking_to_know_and_going_on_are_told_apart_by_learned_classes(
-    model: BaseChatModel,
-) -> None:
-    from local_model.decide import GOES_ON, KNOWS
-    from local_model.intent import ASKING, GOING_ON
-
-    intents = model.intents  # type: ignore[attr-defined]
-
-    def likely(text: str, classes: dict[str, tuple[str, ...]], name: str) -> float:
-        return dict(intents.rank(text, classes))[name]
-
-    assert likely("list the tasks the writer finished", ASKING, "know") > KNOWS
-    assert likely("please add a reminder to call the printer", ASKING, "know") < KNOWS
-    assert likely("or the brand?", GOING_ON, "follow_up") > GOES_ON
-    assert likely("give the intern the client account", GOING_ON, "follow_up") < GOES_ON
-
-
 def test_a_no_to_its_question_is_taken_as_declining(model: BaseChatModel) -> None:
     first = HumanMessage("book a room for Dana Levi")
     question = ask(model, [first], hints())

@@ -12,8 +12,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from local_model.conversation import ASKED, Call, Exchange, Result, Turn, read_turn
-from local_model.decide import Decider
-from local_model.intent import ASKING, GOING_ON, SMALL_TALK
+from local_model.decide import Decider, asks_to_know
+from local_model.intent import SMALL_TALK
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when, time_words
 from local_model.values import as_span, fill, spans, weak
@@ -71,12 +71,11 @@ def test_a_time_that_refers_back_takes_the_dates_the_exchange_before_found() -> 
     assert offered.missing == [] and offered.choices["check_in"] == ["2027-03-28"]
 
 
-def test_asking_and_going_on_are_pairs_of_classes_learned_from_examples() -> None:
-    # Questions put as requests and requests put as questions are both taught.
-    assert set(ASKING) == {"know", "change"} and set(GOING_ON) == {"follow_up", "new"}
-    assert all(len(examples) >= 10 for examples in (*ASKING.values(), *GOING_ON.values()))
-    assert any(e.endswith("?") for e in ASKING["change"])
-    assert any(not e.endswith("?") for e in ASKING["know"])
+def test_questions_that_ask_to_know_are_told_from_requests_put_as_questions() -> None:
+    assert asks_to_know("is there a room for 2 on December 18?")
+    assert asks_to_know("tell me about the client Distex")
+    assert not asks_to_know("can you book the Queen for Dana Levi?")
+    assert not asks_to_know("note that Distex wants weekly status reports")
 
 
 # --- what a call may take --------------------------------------------------------------
@@ -396,23 +395,11 @@ def test_a_change_is_proposed_when_it_holds_most_of_the_tools_probability() -> N
     assert sure.tool is not None and sure.tool["function"]["name"] == "remember_client_note"
 
 
-def test_a_message_that_asks_to_know_never_reaches_a_change() -> None:
-    scores = {"remember_client_note": 0.8, "lookup_client": 0.1}
-    chosen = step({**scores, "know": 0.9}, "what is on file for the client Acme")
+def test_a_question_that_asks_to_know_never_reaches_a_change() -> None:
+    chosen = step(
+        {"remember_client_note": 0.8, "lookup_client": 0.1}, "tell me about the client Distex"
+    )
     assert chosen.tool is not None and chosen.tool["function"]["name"] == "lookup_client"
-    asked = step({**scores, "change": 0.9}, "could you note that Acme pays late?")
-    assert asked.tool is not None and asked.tool["function"]["name"] == "remember_client_note"
-
-
-def test_a_follow_up_is_ranked_with_the_ask_before_only_when_it_goes_on() -> None:
-    before = Exchange("list the open tasks for Acme", (), ())
-    follow = Turn(Exchange("and the pricing review too?", (), ()), before)
-    going = StubIntents({"list_tasks": 0.5, "follow_up": 0.9})
-    Decider(going).step(follow, TOOLS, None, Hints())
-    assert "list the open tasks for Acme and the pricing review too?" in going.asked
-    new = StubIntents({"list_tasks": 0.5, "new": 0.9})
-    Decider(new).step(follow, TOOLS, None, Hints())
-    assert not any(text.startswith("list the open tasks") for text in new.asked)
 
 
 def test_a_tool_that_reads_a_time_is_not_chosen_when_none_is_said() -> None:
@@ -483,8 +470,7 @@ def test_a_follow_up_is_read_with_the_ask_before_it() -> None:
     intents = StubIntents({"list_tasks": 0.9})
     before = Exchange("what's still open for Thorinox?", (Call("list_tasks", {}),), ())
     Decider(intents).step(Turn(Exchange("and for Distex?", (), ()), before), TOOLS, None, Hints())
-    read = ["and for Distex?", "what's still open for Thorinox? and for Distex?"]
-    assert intents.asked[:2] == read  # then whether it asks to know
+    assert intents.asked == ["and for Distex?", "what's still open for Thorinox? and for Distex?"]
 
 
 class TextIntents(StubIntents):
@@ -533,7 +519,7 @@ def test_a_follow_up_with_words_of_its_own_is_read_alone() -> None:
 def test_a_follow_up_that_goes_on_from_the_ask_before_is_read_with_it() -> None:
     before = Exchange("what's open for the launch?", (Call("list_tasks", {}),), ())
     scores = {
-        "and for the images?": {"get_availability": 0.6, "list_tasks": 0.4, "follow_up": 0.9},
+        "and for the images?": {"get_availability": 0.6, "list_tasks": 0.4},
         "what's open for the launch? and for the images?": {"list_tasks": 0.9},
     }
     assert chosen_after(before, "and for the images?", scores).startswith("list_tasks")
