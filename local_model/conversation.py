@@ -115,10 +115,11 @@ def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:
     return Exchange(ask, tuple(calls), tuple(results), tuple(asked))
 
 
-def says(text: str, value: str) -> bool:
-    """Whether `text` says `value` as words of its own ("amazon_us" as "amazon us", plurals too)."""
-    words, text = value.casefold().replace("_", " "), text.casefold().replace("_", " ")
-    return bool(words) and re.search(rf"\b{re.escape(words)}s?\b", text) is not None
+def says(text: str, value: str) -> list[tuple[int, int]]:
+    """Where `text` says `value` as words of its own ("amazon_us" as "amazon us", plurals too)."""
+    words, text = value.replace("_", " "), text.replace("_", " ")
+    found = re.finditer(rf"\b{re.escape(words)}s?\b", text, re.IGNORECASE) if words else ()
+    return [match.span() for match in found]
 
 
 def _picked(node: Any, text: str) -> list[Any]:

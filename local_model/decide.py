@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
-from local_model.conversation import Turn
+from local_model.conversation import Turn, says
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
@@ -205,9 +205,10 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
     """The message with each record it names as its kind ("about client"): examples name others."""
     named = [(name, kind) for kind, names in mentions.items() for name in names]
     for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
-        # "Thorinox Pans" is a name of its own, not the client Thorinox.
-        pattern = rf"\b{re.escape(name)}\b(?!(?-i:\s+[A-Z]))"
-        text = re.sub(pattern, kind.replace("_", " "), text, flags=re.IGNORECASE)
+        for start, end in reversed(says(text, name)):
+            after = text[end:]  # "Thorinox Pans" is a name of its own, not the client Thorinox
+            if not (after[:1].isspace() and after.lstrip()[:1].isupper()):
+                text = f"{text[:start]}{kind.replace('_', ' ')}{text[end:]}"
     return text
 
 

@@ -38,6 +38,7 @@ meaning, a decoder's state sums the message up far better than an average over i
 RIDGE = 0.3
 """Ridge penalty of the embedding classifiers (chosen on the tuning asks)."""
 EMBEDDING_TEMPERATURE, NEAREST_TEMPERATURE = 0.1, 0.05
+RECENT = 256  # messages' vectors kept: a message is ranked among tools and each pair of classes
 _WORD = re.compile(r"[a-z0-9']+")
 
 
@@ -50,6 +51,7 @@ class Embedder:
         key = hashlib.sha1(f"{model.name}:{model.stat().st_size}:{PROMPTS}".encode())
         self._file = cache / f"local-model-vectors-{key.hexdigest()[:12]}.npz" if cache else None
         self._vectors: dict[str, np.ndarray] = {}
+        self._recent: dict[str, np.ndarray] = {}
         self._unsaved = 0
         if self._file is not None and self._file.is_file():
             try:
@@ -66,7 +68,7 @@ class Embedder:
         rows = []
         for text in texts:
             name = hashlib.sha1(f"{prompt}:{text}".encode()).hexdigest()
-            vector = self._vectors.get(name)
+            vector = self._vectors.get(name, self._recent.get(name))
             if vector is None:
                 tokens = self._llama.embed(PROMPTS[prompt].format(text))
                 raw = np.asarray(tokens[-1], np.float32)  # the last token's state
@@ -74,6 +76,9 @@ class Embedder:
                 if keep:
                     self._vectors[name] = vector
                     self._unsaved += 1
+                else:  # a message is ranked among several sets of classes: kept a while
+                    self._recent = self._recent if len(self._recent) < RECENT else {}
+                    self._recent[name] = vector
             rows.append(vector)
         return np.vstack(rows)
 

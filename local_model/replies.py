@@ -8,15 +8,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date
 from typing import Any
 
 from local_model.conversation import Result
 from local_model.intent import SMALL_TALK_ANSWERS
+from local_model.time_words import iso_day
 
 SHOWN_LINES = 20
 _ASIDE = re.compile(r"\s*\([^()]*\)")
-_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NOT_RUN = "Not executed:"
 _ID = re.compile(r"id|\w+_id")
 _FAILURE_PREFIX = re.compile(r"^error: \w+ failed: (?:\w+(?:Error|Exception): )?")
@@ -112,15 +111,12 @@ def _scalar(value: Any) -> str:
 
 def _field(value: Any) -> str:
     """A field as shown: a date also in words ("2026-12-05 (Saturday, December 5)")."""
-    return _ISO_DATE.sub(_date_words, _scalar(value))
+    return " ".join(map(_with_day, _scalar(value).split(" ")))
 
 
-def _date_words(match: re.Match[str]) -> str:
-    try:
-        day = date.fromisoformat(match.group(0))
-    except ValueError:
-        return match.group(0)
-    return f"{match.group(0)} ({day:%A}, {day:%B} {day.day})"
+def _with_day(word: str) -> str:
+    day = iso_day(core := word.strip(".,;:()[]\"'"))
+    return word.replace(core, f"{core} ({day:%A}, {day:%B} {day.day})") if day else word
 
 
 def _lowered(text: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from contextlib import suppress
 from datetime import date
 from functools import cache
 
@@ -51,6 +52,13 @@ def _holiday(name: str) -> str:
     """A holiday's name as people say it: "Christmas Day (observed)" → "christmas"."""
     name = re.sub(r"\s*\(.*?\)|\b(?:day|eve|sunday|monday)$|'s\b", " ", name.casefold())
     return " ".join(name.split())
+
+
+def iso_day(text: str) -> date | None:
+    """The day `text` is, when it is one written as YYYY-MM-DD."""
+    with suppress(ValueError):
+        return day if (day := date.fromisoformat(text)).isoformat() == text else None
+    return None
 
 
 def says_when(text: str) -> bool:

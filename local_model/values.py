@@ -12,7 +12,7 @@ from langchain_core.utils.json_schema import dereference_refs
 
 from local_model.conversation import Exchange, Plain, Turn, says
 from local_model.grammar import alternatives
-from local_model.time_words import says_when, time_words
+from local_model.time_words import iso_day, says_when, time_words
 
 MAX_SPAN_WORDS = 8
 EDGE = " \t\n\"'`.,;:!?()[]{}<>—–-"
@@ -26,7 +26,6 @@ JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 """Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
 BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # pronouns that refer back
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CUT = "\x00"
 _CODE = re.compile(r"^\w*(?:_|\d)\w*$")
 """A single word that reads as an identifier ("amazon_ca", "B0CGP12345")."""
@@ -136,9 +135,10 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
 def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
     """A text value without another's at its end ("… for Acme"); a phrase (no time) capitalized."""
     for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
-        found = re.search(rf"\s+(\w+)\s+{re.escape(other)}$", value, re.IGNORECASE)
-        if found and found.group(1).casefold() in JOINING_WORDS:
-            value = value[: found.start()]
+        ends = [start for start, end in says(value, other) if end == len(value)]
+        words = value[: ends[-1]].split() if ends else []
+        if len(words) > 1 and bare(words[-1]) in JOINING_WORDS:
+            value = " ".join(words[:-1])
     if " " not in value or time_words(value) == [(0, len(value))]:
         return value
     return value[:1].upper() + value[1:]
@@ -199,7 +199,8 @@ def _texts(
         return named or (kept if back else []) or [*results, *kept, *message]
     if described:
         return named or results or earlier
-    codes = _CODE.match(_example(about)) is not None
+    first = about.partition("e.g.")[2].split()[:1]  # its first example: "e.g. 'amazon_us'"
+    codes = any(_CODE.match(word.strip(EDGE)) for word in first)
     return results or name_spans(ask, mentions, codes=codes) or earlier
 
 
@@ -214,7 +215,7 @@ def name_spans(
 ) -> list[str]:
     """Names: capitalized spans not opening the message, not a time or record (`codes`: ids too)."""
     named = [n for names in mentions.values() for n in names]
-    records = [m.span() for n in named for m in re.finditer(re.escape(n), text, re.IGNORECASE)]
+    records = [span for n in named for span in says(text, n)]
     quiet = _blank(text, [*time_words(text), *records])
     first = text.lstrip(EDGE).split(" ", 1)[0]
     return [
@@ -244,7 +245,7 @@ def _numbers(turn: Turn, mentions: Mapping[str, Sequence[str]]) -> list[Plain]:
 
 def dates(arg: str, values: Mapping[str, list[Plain]]) -> list[str]:
     """ISO dates under the argument's own name, else any the values hold."""
-    every = {n: [str(v) for v in vs if _ISO_DATE.fullmatch(str(v))] for n, vs in values.items()}
+    every = {n: [str(v) for v in vs if iso_day(str(v))] for n, vs in values.items()}
     return every.get(arg) or list(dict.fromkeys(v for vs in every.values() for v in vs))
 
 
@@ -257,13 +258,6 @@ def _in_range(number: Plain, options: list[dict[str, Any]], kinds: set[str]) -> 
         and a.get("exclusiveMinimum", low) < number < a.get("exclusiveMaximum", high)
         for a in options
     )
-
-
-def _example(about: str) -> str:
-    """The first example an argument's description gives ("e.g. 'amazon_us'")."""
-    given = about.partition("e.g.")[2].strip()
-    quoted = re.match(r"""(['"])(.+?)\1""", given)
-    return quoted.group(2) if quoted else re.split(r"[,(]", given)[0].strip()
 
 
 def _fits(text: str, options: list[dict[str, Any]]) -> bool:

@@ -72,12 +72,8 @@ def _prompt(function: dict[str, Any], summary: str, turn: Turn) -> str:
             f"- {arg}{'' if arg in required else ' (optional)'}" + (f": {about}" if about else "")
         )
     lines.append(f"Message: {turn.ask}")
-    call = TEXTS["call"]
-    chat = [
-        ("system", call["rule"]),
-        ("user", call["example"]),
-        ("assistant", call["example_call"]),
-        ("user", "\n".join(lines)),
-    ]
+    told = TEXTS["call"]
+    chat = [("system", told["rule"]), ("user", told["example"])]
+    chat += [("assistant", told["example_call"]), ("user", "\n".join(lines))]
     turns = "".join(f"<|im_start|>{role}\n{content}<|im_end|>\n" for role, content in chat)
     return f"{turns}<|im_start|>assistant\n"
