@@ -17,10 +17,10 @@ from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when
 from local_model.values import BACK, bare, date_arguments, dates, enum_values, fill, own_words
 
-CLOSE = 0.05
-"""Probability margin (set on the tuning asks) under which both likeliest tools are asked."""
-SURE_OF_CHANGE = 0.5
-"""Below this share of the tools' probability a change is asked about, not proposed."""
+CLOSE = 0.0
+"""Margin under which both likeliest tools are asked: cross-validated, bench/step_thresholds."""
+SURE_OF_CHANGE = 0.25
+"""Below this share of the tools' probability a change is asked about (cross-validated too)."""
 ANSWER = 1.0
 """Added to the tools a question of this model's asked about: the next message answers it."""
 _REQUEST = re.compile(

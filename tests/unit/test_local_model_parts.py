@@ -12,7 +12,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from local_model.conversation import ASKED, Call, Exchange, Result, Turn, read_turn
-from local_model.decide import Decider, asks_to_know
+from local_model.decide import SURE_OF_CHANGE, Decider, asks_to_know
 from local_model.intent import SMALL_TALK
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.time_words import says_when, time_words
@@ -364,11 +364,23 @@ def test_small_talk_gets_a_set_answer_and_what_can_you_do_the_abilities() -> Non
     assert "Look up a client by name" in listed and "help you with" in listed
 
 
-def test_close_tools_or_an_unsure_change_are_asked_about() -> None:
+# Five tools nearly alike: the likeliest holds about a fifth of their probability.
+SPREAD = {
+    "lookup_client": 0.19,
+    "list_tasks": 0.19,
+    "get_availability": 0.19,
+    "create_booking": 0.19,
+}
+
+
+def test_close_tools_or_an_unsure_change_are_asked_about(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("local_model.decide.CLOSE", 0.05)  # the margin the thresholds may set
     close = step({"lookup_client": 0.41, "remember_client_note": 0.39}, "Distex wants Fridays")
     assert close.tool is None and close.reply.startswith("Do you want me to look up a client")
     assert close.asked == ("lookup_client", "remember_client_note")
-    scores = {"remember_client_note": 0.3, "lookup_client": 0.2, "list_tasks": 0.15, "thanks": 0.25}
+    monkeypatch.undo()
+    scores = {"remember_client_note": 0.2, **SPREAD, "thanks": 0.15}
+    assert SURE_OF_CHANGE * sum(SPREAD.values(), 0.2) > 0.2
     unsure = step(scores, "Distex and Fridays")
     assert unsure.tool is None and "remember a durable fact" in unsure.reply
 
@@ -377,7 +389,7 @@ def test_an_unsure_change_the_follow_up_points_back_to_is_proposed_when_results_
     audit = Call("audit_brand_mappings", {"client": "Distex"})
     found = {"missing": [{"brand": "Distex Lighting", "client": "Distex"}]}
     hints = Hints(changing=frozenset({"apply_remediation", "remember_client_note"}))
-    scores = {"apply_remediation": 0.3, "lookup_client": 0.2, "list_tasks": 0.15, "thanks": 0.25}
+    scores = {"apply_remediation": 0.2, **SPREAD, "thanks": 0.15}
     tools = [*TOOLS, SCHEMAS["apply_remediation"]]
     decider = Decider(StubIntents(scores))
     fix = follow_up("go ahead and fix them", "audit the mappings for Distex", audit, found)
