@@ -20,13 +20,20 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
-from local_model.conversation import ASKED, read_turn
+from local_model.conversation import ASKED, no_times, read_turn
 from local_model.decide import Decider, Hints, summary
 from local_model.writing import write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
 NO_HINTS: Any = SimpleNamespace(
-    examples={}, changing=set(), readers=set(), abilities=(), mentions={}, stated=(), shows={}
+    examples={},
+    changing=set(),
+    readers=set(),
+    abilities=(),
+    mentions={},
+    stated=(),
+    shows={},
+    times=no_times,
 )
 """The hints of a call whose caller gave none."""
 
@@ -94,7 +101,7 @@ class LocalChatModel(BaseChatModel):
         choice = _choice(kwargs.get("tool_choice"))
         tools = [] if choice == "none" else list(kwargs.get("tools") or [])
         hints: Hints = kwargs.get("hints") or NO_HINTS
-        turn = replace(read_turn(messages), stated=tuple(hints.stated))
+        turn = replace(read_turn(messages), stated=tuple(hints.stated), times=hints.times)
         usage = {"input_tokens": 0, "output_tokens": 0}
         with self._lock:
             step = Decider(self.intents).step(turn, tools, choice, hints)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +74,15 @@ class Exchange:
         return found
 
 
+Times = Callable[[str], Sequence[tuple[int, int]]]
+"""Where a text says a time, (start, end) of each phrase: the app's `Hints.times`."""
+
+
+def no_times(text: str) -> Sequence[tuple[int, int]]:
+    """The reading without a date reader: no text says a time."""
+    return ()
+
+
 @dataclass(frozen=True)
 class Turn:
     """The current exchange (its results arrive while it runs) and the one before."""
@@ -81,11 +90,17 @@ class Turn:
     now: Exchange
     before: Exchange | None
     stated: tuple[Mapping[str, str], ...] = ()  # the app's `Hints.stated`
+    times: Times = no_times
 
     @property
     def ask(self) -> str:
         """The person's latest message."""
         return self.now.ask
+
+    @property
+    def says_when(self) -> bool:
+        """Whether the message says a time of its own ("next Friday", "Dec 4")."""
+        return bool(self.times(self.ask))
 
 
 def read_turn(messages: Sequence[BaseMessage]) -> Turn:

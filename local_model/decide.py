@@ -11,10 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
-from local_model.conversation import Turn, says
+from local_model.conversation import Times, Turn, says
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.time_words import says_when
 from local_model.values import BACK, bare, date_arguments, dates, enum_values, fill, own_words
 
 CLOSE = 0.0
@@ -49,6 +48,8 @@ class Hints(Protocol):
     """The stays the message writes out, already read (`check_in`, `check_out`)."""
     shows: Mapping[str, Any]
     """What a person reads in each tool's result, for the tools that declare it."""
+    times: Times
+    """Where a text says a time, as the date reader finds it."""
 
 
 @dataclass(frozen=True)
@@ -151,11 +152,11 @@ class Decider:
         if dated and len(turn.stated) > 1:  # "Dec 4-6 and Dec 11-13": a call for each stay
             each = tuple((tool, replace(turn, stated=(s,))) for s in turn.stated)
             return Step(wave=each, why=why)
-        unread = missing or (dated if says_when(turn.ask) and not turn.stated else [])
+        unread = missing or (dated if turn.says_when and not turn.stated else [])
         if not unread or name in hints.readers:
             return Step(tool=tool, why=why)
         readers = [n for n, _ in ranked if n in hints.readers and n in by_name]
-        if readers and says_when(turn.ask):
+        if readers and turn.says_when:
             return Step(tool=by_name[readers[0]], why=f"{why}; read the time first")
         if missing:
             return Step(reply=ask_for(missing, summary(tool)), why=why, asked=(name,))
@@ -173,7 +174,7 @@ class Decider:
         before = turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in enum_values(_parameters(tool))]
-        goes_on = _GOES_ON.match(turn.ask) or not own_words(turn.ask, hints.mentions, values)
+        goes_on = _GOES_ON.match(turn.ask) or not own_words(turn, hints.mentions, values)
         if before is not None and before.ask and goes_on:
             # A follow-up that goes on from the ask before ("and for coupons?") or says nothing
             # of its own ("Distex's?") is read with it; else it is a request of its own.
@@ -181,9 +182,9 @@ class Decider:
             tools = dict(self._intents.rank(_masked(both, hints.mentions), classes))
         asked = set(before.asked) if before else set()
         knowing = asks_to_know(turn.ask)
-        back = not says_when(turn.ask) and bool(before and dates("", before.values()))
+        back = not turn.says_when and bool(before and dates("", before.values()))
         for name in tools:  # nothing to know is changed; dates found are not read anew ("then")
-            if (knowing and name in hints.changing) or (back and _reads_time(by_name.get(name))):
+            if (knowing and name in hints.changing) or (back and _reads_time(by_name, name, turn)):
                 tools[name] = 0.0
             tools[name] += ANSWER * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
@@ -212,11 +213,11 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
     return text
 
 
-def _reads_time(tool: dict[str, Any] | None) -> bool:
+def _reads_time(by_name: Mapping[str, dict[str, Any]], name: str, turn: Turn) -> bool:
     """Whether a tool reads a time: a required argument's description gives one ("Hanukkah")."""
-    schema = _parameters(tool) if tool else {}
+    schema = _parameters(by_name[name]) if name in by_name else {}
     about = [(schema.get("properties") or {}).get(a, {}) for a in schema.get("required") or []]
-    return any(says_when(str(p.get("description"))) for p in about)
+    return any(turn.times(str(p.get("description"))) for p in about)
 
 
 def _parameters(tool: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from local_model.conversation import Result
 from local_model.intent import SMALL_TALK_ANSWERS
-from local_model.time_words import iso_day
+from local_model.values import iso_day
 
 SHOWN_LINES = 20
 _ASIDE = re.compile(r"\s*\([^()]*\)")

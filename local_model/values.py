@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Exchange, Plain, Turn, says
+from local_model.conversation import Exchange, Plain, Times, Turn, says
 from local_model.grammar import alternatives
-from local_model.time_words import iso_day, says_when, time_words
 
 MAX_SPAN_WORDS = 8
 EDGE = " \t\n\"'`.,;:!?()[]{}<>—–-"
@@ -55,15 +55,15 @@ def fill(
     now: dict[str, list[Plain]] = {**{a: [v] for a, v in stay.items()}, **turn.now.values()}
     prior = turn.before or Exchange("", (), ())  # of its values, those its ask named are meant
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
-    leans = not own_words(turn.ask, mentions, enum_values(schema))  # names and values only
+    leans = not own_words(turn, mentions, enum_values(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
     asked, calls = prior.values(picked_by=turn.ask, about=leans or back), prior.calls
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
-    own_time, dated = says_when(turn.ask), set(date_arguments(schema))
+    own_time, dated = turn.says_when, set(date_arguments(schema))
     keep = back or bool(dated & {k for c in calls for k in c.args} and not own_time)  # same stay
     again = {k: v for c in calls if keep or (leans and c.name == tool) for k, v in c.args.items()}
-    written = [w for w in time_words(turn.ask) if re.search(r"\d", turn.ask[slice(*w)])]
+    written = [w for w in turn.times(turn.ask) if re.search(r"\d", turn.ask[slice(*w)])]
     ask = _blank(turn.ask, written) if dated else turn.ask  # a date, not text
     result = Fill()
     for arg, prop in props.items():
@@ -84,8 +84,10 @@ def fill(
             choices = [n for n in dict.fromkeys(choices) if _in_range(n, options, kinds)]
         elif kinds == {"string"}:
             about = str(prop.get("description") or "")
-            times = [turn.ask[a:b] for a, b in time_words(turn.ask)] if says_when(about) else []
-            texts = times or _texts(arg, about, arg in required, ask, mentions, now, before, back)
+            times = [turn.ask[a:b] for a, b in turn.times(turn.ask)] if turn.times(about) else []
+            texts = times or _texts(
+                arg, about, arg in required, ask, mentions, now, before, back, turn.times
+            )
             choices = [t for t in texts if _fits(t, options)]
         if choices:
             result.choices[arg] = choices
@@ -99,11 +101,12 @@ def fill(
     return result
 
 
-def own_words(text: str, mentions: Mapping[str, Sequence[str]], values: Sequence[str]) -> set[str]:
-    """The words of `text` that are not function words, names, the records named or `values`."""
-    said = [*name_spans(text, {}), *(n for names in mentions.values() for n in names), *values]
+def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequence[str]) -> set[str]:
+    """The message's words that are not function words, names, the records named or `values`."""
+    names = name_spans(turn.ask, {}, turn.times)
+    said = [*names, *(n for names in mentions.values() for n in names), *values]
     told = {bare(w) for s in said for w in s.replace("_", " ").split()}
-    return {bare(w) for w in text.split()} - FUNCTION_WORDS - told - {""}
+    return {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - told - {""}
 
 
 def enum_values(parameters: Mapping[str, Any]) -> list[str]:
@@ -132,14 +135,14 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
     return {**args, rest[0]: after.isoformat()}
 
 
-def tidied(value: str, arg: str, args: dict[str, Any]) -> str:
+def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:
     """A text value without another's at its end ("… for Acme"); a phrase (no time) capitalized."""
     for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
         ends = [start for start, end in says(value, other) if end == len(value)]
         words = value[: ends[-1]].split() if ends else []
         if len(words) > 1 and bare(words[-1]) in JOINING_WORDS:
             value = " ".join(words[:-1])
-    if " " not in value or time_words(value) == [(0, len(value))]:
+    if " " not in value or list(times(value)) == [(0, len(value))]:
         return value
     return value[:1].upper() + value[1:]
 
@@ -183,6 +186,7 @@ def _texts(
     now: dict[str, list[Plain]],
     before: dict[str, list[Plain]],
     back: bool,
+    times: Times,
 ) -> list[str]:
     """A string argument's values: a record of its kind, a name, or any span of the message."""
     results = [v for v in now.get(arg, []) if isinstance(v, str)]
@@ -195,13 +199,13 @@ def _texts(
     if required:  # a record of the kind the one before had (only it when "their"), or any span
         kept = [v for kind in described for v in before.get(kind, []) if isinstance(v, str)]
         spoken = [s for s in spans(ask) if not _NUMBER.fullmatch(s)]
-        message = [s for s in spoken if time_words(s) != [(0, len(s))]]  # a time alone says no text
+        message = [s for s in spoken if list(times(s)) != [(0, len(s))]]  # a time alone: no text
         return named or (kept if back else []) or [*results, *kept, *message]
     if described:
         return named or results or earlier
     first = about.partition("e.g.")[2].split()[:1]  # its first example: "e.g. 'amazon_us'"
     codes = any(_CODE.match(word.strip(EDGE)) for word in first)
-    return results or name_spans(ask, mentions, codes=codes) or earlier
+    return results or name_spans(ask, mentions, times, codes=codes) or earlier
 
 
 def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
@@ -211,12 +215,12 @@ def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
 
 
 def name_spans(
-    text: str, mentions: Mapping[str, Sequence[str]], *, codes: bool = False
+    text: str, mentions: Mapping[str, Sequence[str]], times: Times, *, codes: bool = False
 ) -> list[str]:
     """Names: capitalized spans not opening the message, not a time or record (`codes`: ids too)."""
     named = [n for names in mentions.values() for n in names]
     records = [span for n in named for span in says(text, n)]
-    quiet = _blank(text, [*time_words(text), *records])
+    quiet = _blank(text, [*times(text), *records])
     first = text.lstrip(EDGE).split(" ", 1)[0]
     return [
         span
@@ -235,12 +239,19 @@ def _named(text: str, values: list[Plain]) -> list[Plain]:
 
 def _numbers(turn: Turn, mentions: Mapping[str, Sequence[str]]) -> list[Plain]:
     """Numbers the message says, outside its times and the words earlier calls took."""
-    text = _blank(turn.ask, time_words(turn.ask))
+    text = _blank(turn.ask, list(turn.times(turn.ask)))
     for call in turn.now.calls:
         for value in call.args.values():
             if isinstance(value, str) and value:
                 text = text.replace(value, f" {_CUT} ")
     return [float(n) if "." in n else int(n) for n in _NUMBER.findall(text)]
+
+
+def iso_day(text: str) -> date | None:
+    """The day `text` is, when it is one written as YYYY-MM-DD."""
+    with suppress(ValueError):
+        return day if (day := date.fromisoformat(text)).isoformat() == text else None
+    return None
 
 
 def dates(arg: str, values: Mapping[str, list[Plain]]) -> list[str]:

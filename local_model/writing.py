@@ -45,7 +45,7 @@ def write_call(
     required = set(dereference_refs(parameters).get("required") or [])
     args = _once(as_span(call["args"], parameters), required, set(mentions))
     texts = [a for a in required if a not in mentions and isinstance(args.get(a), str)]
-    args |= {a: tidied(args[a], a, args) for a in texts}
+    args |= {a: tidied(args[a], a, args, turn.times) for a in texts}
     unsaid = [a for a in texts if a in offered.choices and weak(args[a], a, args, name)]
     if unsaid:
         return None, ask_for(unsaid, summary)

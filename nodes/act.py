@@ -163,6 +163,8 @@ class Act:
                 mentions[source["type"]].append(record_name(source))
         stays = [json.loads(s["excerpt"]) for s in state.get("sources", []) if s["type"] == "dates"]
         stated = tuple({k: str(stay[k]) for k in ("check_in", "check_out")} for stay in stays)
+        reader = self._registry.providing("date_reader")
+        finds, today = (reader.finds if reader else None), ctx.run_date()
         return ToolHints(
             examples={tool.name: tool.examples for tool in tools},
             changing=frozenset(tool.name for tool in tools if tool.mutating),
@@ -171,6 +173,7 @@ class Act:
             mentions=mentions,
             stated=stated,
             shows={tool.name: tool.shows for tool in tools if tool.shows},
+            times=(lambda text: finds(text, today)) if finds else (lambda text: ()),
         )
 
     @staticmethod

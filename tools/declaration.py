@@ -83,6 +83,8 @@ class GatherContext:
     nothing)."""
 
 
+PhraseFinder = Callable[[str, date], list[tuple[int, int]]]
+"""Where a text says what a tool reads, given the run's date: the (start, end) of each phrase."""
 SourceFinder = Callable[[str, GatherContext], Awaitable[list[Source]]]
 """What a pack contributes to gather: the sources a message points at (mentioned names
 resolved, their notes, documents, the dates it writes out), found without a model call."""
@@ -113,6 +115,9 @@ class Tool:
     shows: Shows | None = None
     """What a person reads in its result: the fields that answer the ask and the lead line.
     None (an MCP tool's): a model that writes no prose lays out every field."""
+    finds: PhraseFinder | None = None
+    """Where a message says what it reads (a date reader: "next Friday"): a model with no
+    grammar of its own takes those words as a value to read, not as text."""
 
     @property
     def summary(self) -> str:
@@ -202,13 +207,14 @@ def declare(
     provides: Iterable[Capability] = (),
     asks: Iterable[str] = (),
     shows: Shows | None = None,
+    finds: PhraseFinder | None = None,
 ) -> Callable[[ToolFn], Tool]:
     """Declare an async tool function `fn(args: ArgsModel, ctx: ToolContext)` as a `Tool`.
 
     The function name is the tool name and its docstring the description. `kind` defaults
     to "mutating": a tool that does not say it is read-only is treated as one that changes
     things. `asks` are a few requests the tool answers, as a person would write them;
-    `shows`, what a person reads in its result.
+    `shows`, what a person reads in its result; `finds`, where a message says what it reads.
     """
     allowed = frozenset(roles)
     unknown = allowed - set(ROLES)
@@ -239,6 +245,7 @@ def declare(
             provides=frozenset(provides),
             asks=tuple(asks),
             shows=shows,
+            finds=finds,
         )
 
     return wrap

@@ -7,7 +7,7 @@ from the records the message names; a hosted model reads the same in its prompt.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,9 @@ class ToolHints:
     """The stays the message writes out, already read: each one's `check_in` and `check_out`."""
     shows: Mapping[str, Shows] = field(default_factory=dict)
     """What a person reads in each offered tool's result, for the tools that declare it."""
+    times: Callable[[str], Sequence[tuple[int, int]]] = lambda text: ()
+    """Where a text says a time, as the enabled date reader finds it: (start, end) of each
+    phrase. Without a date reader, no text says one."""
 
 
 def bind_offered(

@@ -12,6 +12,7 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +42,16 @@ KINDS = {"client": [], "brand": [], "room_type": []}
 
 def hints(**mentions: list[str]) -> ToolHints:
     tools = REGISTRY.tools()
+    reader = REGISTRY.providing("date_reader")
+    assert reader is not None and reader.finds is not None
+    finds = reader.finds
     return ToolHints(
         examples={tool.name: tool.asks for tool in tools},
         changing=frozenset(tool.name for tool in tools if tool.mutating),
         readers=frozenset(tool.name for tool in tools if "date_reader" in tool.provides),
         abilities=REGISTRY.abilities("member"),
         mentions={**KINDS, **mentions},
+        times=lambda text: finds(text, date(2026, 11, 24)),
     )
 
 

@@ -129,3 +129,18 @@ def test_each_date_a_message_writes_out_is_a_stay_of_its_own() -> None:
 def test_a_day_that_names_its_week_or_weekend_is_left_to_the_date_reader() -> None:
     assert stated_stays("any rooms the weekend of December 12?", MONDAY) == []
     assert stated_stays("the week of Jan 4", MONDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("hint", "check_in", "nights"),
+    [
+        ("next weekend", "2025-01-17", 2),
+        ("the weekend after next", "2025-01-24", 2),
+        ("next week", "2025-01-13", 7),
+        ("the week after next", "2025-01-20", 7),
+    ],
+)
+def test_after_next_is_a_week_later_than_next(hint: str, check_in: str, nights: int) -> None:
+    stay = parse_date_hint(hint, MONDAY)
+
+    assert (stay.check_in.isoformat(), stay.nights) == (check_in, nights)

@@ -90,7 +90,8 @@ def parse_date_hint(hint: str, today: date) -> Stay:
       * "next weekend": the Friday–Sunday of next calendar week, i.e. "this weekend" plus
         seven days (Monday 2025-01-06 gives 2025-01-17 to 2025-01-19).
       * "this week": today to Sunday, checking out the Monday after (on a Sunday, one night).
-      * "next week": Monday of next calendar week, seven nights.
+      * "next week": Monday of next calendar week, seven nights; "the week after next" and
+        "the weekend after next" are a week later than "next week" and "next weekend".
       * "friday" / "this friday": the next Friday on or after today; "next friday": the
         Friday of next calendar week.
       * Dates without a year: the next such date on or after today.
@@ -158,15 +159,16 @@ def _relative_stay(text: str, today: date) -> Stay | None:
         # On a Sunday the weekend's only remaining night is Sunday itself.
         check_out = sunday if check_in < sunday else sunday + timedelta(days=1)
         return Stay(check_in, check_out, _describe("this weekend", check_in, check_out))
-    if text == "next weekend":
-        check_in = this_friday + timedelta(days=7)
-        return _nights(check_in, 2, "next weekend (Friday to Sunday of next calendar week)")
+    later = {"next weekend": (7, "of next calendar week"), "weekend after next": (14, "after it")}
+    if text in later:
+        days, which = later[text]
+        return _nights(this_friday + timedelta(days=days), 2, f"{text} (Friday to Sunday {which})")
     if text in ("this week", "rest of this week", "rest of week"):
         next_monday = today + timedelta(days=7 - today.weekday())
         return Stay(today, next_monday, _describe("this week (to Sunday)", today, next_monday))
-    if text == "next week":
-        next_monday = today + timedelta(days=7 - today.weekday())
-        return _nights(next_monday, 7, "next week (Monday to Monday)")
+    if text in ("next week", "week after next"):
+        monday = today + timedelta(days=7 - today.weekday() + 7 * (text != "next week"))
+        return _nights(monday, 7, f"{text} (Monday to Monday)")
     return None
 
 

@@ -20,6 +20,7 @@ from tools.calendar.holiday_lookup import (
     observed_day,
     occurrence,
 )
+from tools.calendar.time_phrases import time_phrases
 from tools.declaration import GatherContext, Shows, ToolContext, declare
 
 _HOLIDAY_STAY = re.compile(
@@ -151,6 +152,7 @@ async def resolve_holiday(args: ResolveHolidayArgs, ctx: ToolContext) -> dict[st
     pack="calendar",
     kind="read_only",
     provides=["date_reader"],
+    finds=time_phrases,
     asks=(
         "what date is next Thursday?",
         "when is the day after tomorrow?",

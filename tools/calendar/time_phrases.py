@@ -1,18 +1,24 @@
-"""Whether a message says when, and which of its words do: the phrases a date reader reads."""
+"""Where a message says a time: the phrases the date reader reads, found without a model.
+
+`resolve_date_hint` declares this as what it `finds`. A model with no grammar of its own (the
+embedded one) learns from it which words of a message are a time to read, not text: the
+"next Friday" in "add a task to call Distex next Friday" is the due date, not the title.
+"""
 
 from __future__ import annotations
 
 import calendar
 import re
-from contextlib import suppress
 from datetime import date
 from functools import cache
 
 import holidays
 
-CALENDARS = ("US", "IL", "GB", "IN")
+from tools.calendar.date_hints import NUMBER_WORDS
+from tools.calendar.holiday_lookup import DEFAULT_CALENDARS
+
 RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
-_AMOUNT = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+_AMOUNT = rf"(?:\d+|{'|'.join(NUMBER_WORDS)})\s+"
 _COUNT = rf"{_AMOUNT}(?:day|week|month)s?"
 _OFFSET = rf"in\s+{_COUNT}|{_COUNT}\s+(?:from\s+(?:today|now|tomorrow)|later|ago)"
 """A time some days, weeks or months from now ("in two weeks", "3 days from today")."""
@@ -23,21 +29,39 @@ _AMBIGUOUS = frozenset(
     n.casefold() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_abbr) if n
 )
 """Month names and every abbreviation: words of their own in other sentences ("may", "sat")."""
+_REFERS_BACK = re.compile(r"\bthat\s+$", re.IGNORECASE)
+
+
+def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
+    """Where `text` says a time: the (start, end) of each such word or phrase.
+
+    A calendar name that is also a common word ("may", "march", "sat") counts only written
+    as a name, capitalized or beside a number. A time after "that" refers back ("that weekend")
+    unless it says which anew ("that next Friday"). Holidays are those of `today`'s year and
+    the next, in the calendars `resolve_holiday` searches.
+    """
+    spans = []
+    for found in _pattern(today.year).finditer(text):
+        word = found.group(0)
+        common = word.casefold() in _AMBIGUOUS and not word[:1].isupper()
+        back = _REFERS_BACK.search(text[: found.start()]) and not found["which"]
+        if not (common or back):
+            spans.append(found.span())
+    return spans
 
 
 @cache
-def _pattern() -> re.Pattern[str]:
+def _pattern(year: int) -> re.Pattern[str]:
     months = [n.casefold() for n in (*calendar.month_name, *calendar.month_abbr) if n]
     names = {*months, *(n.casefold() for n in (*calendar.day_name, *calendar.day_abbr)), *RELATIVE}
-    for country in CALENDARS:
+    for country in DEFAULT_CALENDARS:
         categories = holidays.country_holidays(country).supported_categories
-        for year in (date.today().year, date.today().year + 1):
-            found = holidays.country_holidays(country, years=year, categories=categories)
-            names |= {_holiday(name) for value in found.values() for name in value.split("; ")}
+        found = holidays.country_holidays(country, years=(year, year + 1), categories=categories)
+        names |= {_holiday(name) for value in found.values() for name in value.split("; ")}
     words = "|".join(sorted((re.escape(n) for n in names if n), key=len, reverse=True))
     # A name with the days and year written beside it: "10 December", "Dec 20-22, 2026".
     named = (
-        rf"(?P<which>(?:this|next|coming|last)\s+)*(?:(?:the\s+)?{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve))?"
+        rf"(?P<which>(?:this|next|coming|last)\s+)*(?:(?:the\s+)?{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve|after\s+next))?"
         rf"(?:\s+{_DAY})?(?:{_RANGE}(?:the\s+)?{_DAY})?(?:,?\s+\d{{4}})?"
     )
     ordinal = r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)"  # "the 19th through the 21st of December"
@@ -52,32 +76,3 @@ def _holiday(name: str) -> str:
     """A holiday's name as people say it: "Christmas Day (observed)" → "christmas"."""
     name = re.sub(r"\s*\(.*?\)|\b(?:day|eve|sunday|monday)$|'s\b", " ", name.casefold())
     return " ".join(name.split())
-
-
-def iso_day(text: str) -> date | None:
-    """The day `text` is, when it is one written as YYYY-MM-DD."""
-    with suppress(ValueError):
-        return day if (day := date.fromisoformat(text)).isoformat() == text else None
-    return None
-
-
-def says_when(text: str) -> bool:
-    """Whether `text` says a time in words ("next weekend", "December 10", "Hanukkah")."""
-    return bool(time_words(text))
-
-
-def time_words(text: str) -> list[tuple[int, int]]:
-    """Where `text` says a time: the (start, end) of each such word or phrase.
-
-    A calendar name that is also a common word ("may", "march", "sat") counts only written
-    as a name, capitalized or beside a number. A time after "that" refers back ("that weekend")
-    unless it says which anew ("that next Friday").
-    """
-    spans = []
-    for found in _pattern().finditer(text):
-        word = found.group(0)
-        common = word.casefold() in _AMBIGUOUS and not word[:1].isupper()
-        back = re.search(r"\bthat\s+$", text[: found.start()], re.I) and not found["which"]
-        if not (common or back):
-            spans.append(found.span())
-    return spans

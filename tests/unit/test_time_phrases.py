@@ -1,0 +1,59 @@
+"""Where a message says a time, as the calendar pack's date reader finds it."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from tools.calendar.dates import resolve_date_hint
+from tools.calendar.time_phrases import time_phrases
+
+TODAY = date(2026, 11, 24)
+
+
+def said(text: str) -> list[str]:
+    return [text[a:b] for a, b in time_phrases(text, TODAY)]
+
+
+def says_when(text: str) -> bool:
+    return bool(time_phrases(text, TODAY))
+
+
+def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> None:
+    assert said("book a room for Dana Levi next weekend") == ["next weekend"]
+    assert said("any Queen rooms free December 10 to 12?") == ["December 10 to 12"]
+    # A stay's length is read with its start, as the date reader takes it.
+    assert said("the King Suite on 3 January for four nights") == ["3 January for four nights"]
+    assert said("a Queen for 2 nights starting May 8?") == ["2 nights starting May 8"]
+    assert said("and from the 8th to the 10th?") == ["the 8th to the 10th"]
+    assert said("free on the 19th of December?") == ["the 19th of December"]
+    assert said("rooms for the 19th through the 21st of Dec?") == [
+        "the 19th through the 21st of Dec"
+    ]
+    assert said("date of new year's eve") == ["new year's eve"]
+    assert says_when("one night in Hanukkah")
+    # "may" and "march" are words before they are months.
+    assert not says_when("what may I do") and not says_when("march on")
+    assert says_when("due in March") and not says_when("Remember that Thorinox prefers email")
+    assert said("the date two weeks from today?") == ["two weeks from today"]
+    assert said("rooms in 3 days") == ["in 3 days"] and not says_when("stay 3 days")
+
+
+def test_a_time_after_that_refers_back_unless_it_says_which_anew() -> None:
+    assert said("any rooms this weekend?") == ["this weekend"]
+    assert not says_when("are there rooms that weekend?")
+    assert said("check that next weekend is free") == ["next weekend"]
+
+
+def test_a_week_after_next_is_read_whole() -> None:
+    assert said("are any rooms free the weekend after next?") == ["weekend after next"]
+    assert said("tasks due the week after next") == ["week after next"]
+
+
+def test_holidays_are_those_of_the_run_date_year_and_the_next() -> None:
+    assert said("rooms over Diwali?") == ["Diwali"]
+    assert said("a task due before Thanksgiving") == ["Thanksgiving"]
+
+
+def test_the_date_reader_declares_where_a_message_says_what_it_reads() -> None:
+    assert resolve_date_hint.finds is time_phrases
+    assert "date_reader" in resolve_date_hint.provides
