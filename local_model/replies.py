@@ -29,9 +29,14 @@ def small_talk(kind: str, abilities: Sequence[str]) -> str:
 
 
 def which_of(options: Sequence[str]) -> str:
-    """A question naming what the message may ask for: "Do you want me to A, or B?"."""
+    """A question naming what the message may ask for: "Which do you want me to do: A, or B?".
+
+    Of one thing, "Do you want me to A?": a "yes" answers that one, never a choice of two.
+    """
     said = [_lowered(_ASIDE.sub("", option).strip().rstrip(".")) for option in options]
-    return f"Do you want me to {', or '.join(said)}?"
+    if len(said) == 1:
+        return f"Do you want me to {said[0]}?"
+    return f"Which do you want me to do: {', or '.join(said)}?"
 
 
 def ask_for(arguments: Sequence[str], tool_summary: str) -> str:

@@ -356,7 +356,7 @@ def test_close_tools_or_an_unsure_change_are_asked_about(monkeypatch: pytest.Mon
     monkeypatch.setattr("local_model.decide.CLOSE", 0.05)  # the margin the thresholds may set
     close = step({"lookup_client": 0.41, "remember_client_note": 0.39}, "Distex wants Fridays")
     assert close.tool is None
-    assert close.reply.startswith("Do you want me to look up a client")
+    assert close.reply.startswith("Which do you want me to do: look up a client")
     assert close.asked == ("lookup_client", "remember_client_note")
     monkeypatch.undo()
     scores = {"remember_client_note": 0.2, **SPREAD, "thanks": 0.15}
@@ -593,8 +593,9 @@ def test_results_read_a_record_per_line_and_questions_name_the_options() -> None
     listed = shown(Result("lookup_client", '{"suggestions": [], "known": ["A", "B"]}', False), {})
     assert listed.endswith(":\nknown: A; B")  # lists read as words, not JSON; empty ones not
     assert which_of(["Look up a client by name (typos are fine)", "Remember a fact"]) == (
-        "Do you want me to look up a client by name, or remember a fact?"
+        "Which do you want me to do: look up a client by name, or remember a fact?"
     )
+    assert which_of(["Remember a fact"]) == "Do you want me to remember a fact?"
     assert (
         ask_for(["check_in", "check_out"], "")
         == "I need the check in and check out: which do you mean?"
