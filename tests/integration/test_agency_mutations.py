@@ -136,3 +136,15 @@ async def test_assign_and_remove_a_person(workspace, tool_ctx) -> None:
             {"client": "Thorinox", "person": "Grace", "assignment_role": "designer"},
             key="r3",
         )
+    # Unsaid, the role is the one the person holds there; none or several is an error.
+    alone = await run(remove_assignment, tool_ctx, {"client": "Distex", "person": "Maya Chen"})
+    assert alone["assignment"]["assignment_role"] == "analyst"
+    with pytest.raises(
+        ValueError, match="Maya Chen holds no role on Distex; their roles there: none"
+    ):
+        await run(remove_assignment, tool_ctx, {"client": "Distex", "person": "Maya"}, key="r4")
+    await run(assign_person, tool_ctx, {**args, "person": "Omar Haddad"}, key="a3")
+    designer = {**args, "person": "Omar", "assignment_role": "designer"}
+    await run(assign_person, tool_ctx, designer, key="a4")
+    with pytest.raises(ValueError, match=r"holds several roles on Distex.*ppc_specialist"):
+        await run(remove_assignment, tool_ctx, {"client": "Distex", "person": "Omar"}, key="r5")

@@ -177,10 +177,23 @@ class AssignmentArgs(Args):
 
     @field_validator("assignment_role")
     @classmethod
-    def _roleas_key(cls, value: str) -> str:
+    def _roleas_key(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         if not re.fullmatch(r"[^\W\d_]\w*", key := as_key(value)):
             raise ValueError("use words like account_manager or designer")
         return key
+
+
+class RemovalArgs(AssignmentArgs):
+    """Arguments of remove_assignment: the role may go unsaid when the person holds one."""
+
+    assignment_role: str | None = Field(  # type: ignore[assignment]
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="e.g. designer; leave it out to remove the one role they hold there",
+    )
 
 
 async def _parties(ctx: ToolContext, args: AssignmentArgs) -> tuple[Client, TeamMember]:
@@ -253,10 +266,12 @@ async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any
         lead={"removed": "Removed the assignment"},
     ),
 )
-async def remove_assignment(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any]:
+async def remove_assignment(args: RemovalArgs, ctx: ToolContext) -> dict[str, Any]:
     """Take a role on a client account away from a team member.
 
-    Removing a role the person does not hold is an error that lists the roles they do hold.
+    Without `assignment_role`, the one role the person holds on the client is removed.
+    Removing a role the person does not hold, or leaving it out when they hold several or
+    none, is an error that lists the roles they do hold.
 
     Returns:
         {"status": "removed", "assignment": {"client", "person", "assignment_role"}}.
@@ -265,16 +280,17 @@ async def remove_assignment(args: AssignmentArgs, ctx: ToolContext) -> dict[str,
     role = args.assignment_role
 
     async def mutate(session: AsyncSession) -> dict[str, Any]:
-        row = await session.scalar(_held(client, person, role))
-        if row is None:
+        rows = list(await session.scalars(_held(client, person, role)))
+        if len(rows) != 1:
             held = ", ".join(
                 a.assignment_role for a in await session.scalars(_held(client, person))
             )
-            raise ValueError(
-                f"{person.name} is not {role} on {client.name}; their roles there: {held or 'none'}"
-            )
-        await session.delete(row)
-        shown = {"client": client.name, "person": person.name, "assignment_role": role}
+            held = held or "none"
+            which = f"is not {role}" if role else f"holds {'several roles' if rows else 'no role'}"
+            raise ValueError(f"{person.name} {which} on {client.name}; their roles there: {held}")
+        await session.delete(row := rows[0])
+        removed = row.assignment_role
+        shown = {"client": client.name, "person": person.name, "assignment_role": removed}
         return {"status": "removed", "assignment": shown}
 
     return await run_once(ctx, "remove_assignment", args.model_dump(mode="json"), mutate)
