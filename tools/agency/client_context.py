@@ -138,7 +138,6 @@ def _fit(pack: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         "catch me up on Hooli",
         "I'm starting work for Initech, what should I know?",
         "Acme's history and preferences",
-        "what's in memory about Initech?",
         "list the notes on file for Globex",
     ),
     shows=Shows(

@@ -95,7 +95,6 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
         "list finished tasks for Globex",
         "anything due before Friday?",
         "what's blocked on the Hooli account",
-        "which teammate owns the Globex logo refresh?",
     ),
     shows=Shows(
         records="tasks",
