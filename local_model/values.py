@@ -103,8 +103,8 @@ def fill(
 
 def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequence[str]) -> set[str]:
     """The message's words that are not function words, names, the records named or `values`."""
-    names = name_spans(turn.ask, {}, turn.times)
-    said = [*names, *(n for names in mentions.values() for n in names), *values]
+    capitalized = name_spans(turn.ask, {}, turn.times)
+    said = [*capitalized, *(n for names in mentions.values() for n in names), *values]
     told = {bare(w) for s in said for w in s.replace("_", " ").split()}
     return {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - told - {""}
 
