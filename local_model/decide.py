@@ -184,7 +184,8 @@ class Decider:
         knowing = asks_to_know(turn.ask)
         back = not turn.says_when and bool(before and dates("", before.values()))
         for name in tools:  # nothing to know is changed; dates found are not read anew ("then")
-            if (knowing and name in hints.changing) or (back and _reads_time(by_name, name, turn)):
+            refers_back = back and _reads_time(by_name.get(name), turn)
+            if (knowing and name in hints.changing) or refers_back:
                 tools[name] = 0.0
             tools[name] += ANSWER * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
@@ -213,9 +214,9 @@ def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
     return text
 
 
-def _reads_time(by_name: Mapping[str, dict[str, Any]], name: str, turn: Turn) -> bool:
+def _reads_time(tool: dict[str, Any] | None, turn: Turn) -> bool:
     """Whether a tool reads a time: a required argument's description gives one ("Hanukkah")."""
-    schema = _parameters(by_name[name]) if name in by_name else {}
+    schema = _parameters(tool) if tool else {}
     about = [(schema.get("properties") or {}).get(a, {}) for a in schema.get("required") or []]
     return any(turn.times(str(p.get("description"))) for p in about)
 

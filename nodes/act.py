@@ -26,7 +26,7 @@ from core.asker import asker_of
 from core.db.engine import Database, open_database
 from core.messages import calls_of, distrust_cut_off_calls, distrust_repaired_calls
 from core.models import ModelResolver
-from core.models.hints import ToolHints, bind_offered
+from core.models.hints import ToolHints, bind_offered, no_times
 from core.models.openai import unavailable_reason
 from core.run_context import RunContext
 from core.settings import EXTRACTIVE
@@ -173,7 +173,7 @@ class Act:
             mentions=mentions,
             stated=stated,
             shows={tool.name: tool.shows for tool in tools if tool.shows},
-            times=(lambda text: finds(text, today)) if finds else (lambda text: ()),
+            times=(lambda text: finds(text, today)) if finds else no_times,
         )
 
     @staticmethod

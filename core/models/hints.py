@@ -18,6 +18,11 @@ from langchain_core.runnables import Runnable
 from core.models.shows import Shows
 
 
+def no_times(text: str) -> Sequence[tuple[int, int]]:
+    """Where a text says a time without a date reader enabled: nowhere."""
+    return ()
+
+
 @dataclass(frozen=True)
 class ToolHints:
     """The offered tools' declarations and the message's named records, for one call."""
@@ -36,7 +41,7 @@ class ToolHints:
     """The stays the message writes out, already read: each one's `check_in` and `check_out`."""
     shows: Mapping[str, Shows] = field(default_factory=dict)
     """What a person reads in each offered tool's result, for the tools that declare it."""
-    times: Callable[[str], Sequence[tuple[int, int]]] = lambda text: ()
+    times: Callable[[str], Sequence[tuple[int, int]]] = no_times
     """Where a text says a time, as the enabled date reader finds it: (start, end) of each
     phrase. Without a date reader, no text says one."""
 

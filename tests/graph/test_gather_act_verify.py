@@ -6,6 +6,7 @@ import json
 import logging
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -13,9 +14,11 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.runtime import Runtime
 
 from core.run_context import RunContext
+from nodes.act import Act
 from nodes.gather import Gather
 from tests.graph.context_turns import requests, run
-from tools.registry import default_registry
+from tools.preselection import Offer
+from tools.registry import ToolRegistry, default_registry
 
 POLICY = (
     "# Coupon policy\n\nCoupons for Thorinox are capped at fifteen percent and need "
@@ -128,3 +131,16 @@ async def test_context_block_stays_within_its_budget(workspace) -> None:
     large = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
     assert count_tokens_approximately([HumanMessage(small["context_block"])]) <= 150
     assert 0 < len(small["sources"]) < len(large["sources"])
+
+
+def test_act_hands_the_model_the_date_reader_s_phrases_on_the_run_s_date() -> None:
+    act = Act(default_registry())
+    offer = Offer(("list_tasks",), {"list_tasks": 1.0})
+    context = RunContext(today=date(2026, 11, 24))
+    state: Any = {"messages": [], "sources": []}
+    hints = act._hints(offer, state, context)
+    text = "tasks due the week after next"
+    assert [text[a:b] for a, b in hints.times(text)] == ["week after next"]
+    assert hints.times("tasks for Thorinox") == []
+    without = ToolRegistry([t for t in default_registry().tools() if t.pack != "calendar"])
+    assert Act(without)._hints(offer, state, context).times(text) == ()
