@@ -97,6 +97,13 @@ class Turn:
         """The person's latest message."""
         return self.now.ask
 
+    def said(self, tool: str) -> str:
+        """What the person said for `tool`: the message, after the ask before if it asked of it."""
+        before = self.before  # "book Noor a King Suite" / "which dates?" / "Dec 15-17"
+        if before is None or tool not in before.asked or tool in {c.name for c in before.calls}:
+            return self.ask
+        return f"{before.ask}\n{self.ask}"
+
     @property
     def says_when(self) -> bool:
         """Whether the message says a time of its own ("next Friday", "Dec 4")."""

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, Protocol
 from local_model.conversation import Times, Turn, says
 from local_model.intent import SMALL_TALK, Intents
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.values import BACK, bare, date_arguments, dates, enum_values, fill, own_words
+from local_model.values import BACK, argument_terms, bare, date_arguments, dates, fill, own_words
 
 CLOSE = 0.0
 """Margin under which both likeliest tools are asked: cross-validated, bench/step_thresholds."""
@@ -96,6 +96,9 @@ class Decider:
         may_reply = choice != "required"
         offer = _Offer(turn, by_name, hints)
         ranked = self._rank(offer, may_reply)
+        if ranked and ranked[0][0] not in by_name and not turn.now.results:
+            offer, ranked = self._past_small_talk(offer, ranked)
+            turn = offer.turn
         if not ranked:
             latest = turn.now.results[-1:]
             return Step(reply="".join(shown(r, hints.shows) for r in latest), why="no tool")
@@ -111,11 +114,27 @@ class Decider:
         mass = sum(p for n, p in ranked if n in by_name)  # small talk is already ruled out
         unsure = best in hints.changing and p1 < SURE_OF_CHANGE * mass
         if unsure and turn.before and {bare(w) for w in turn.ask.split()} & BACK:  # "fix them"
-            unsure = bool(fill(_parameters(by_name[best]), turn, hints.mentions).missing)
+            unsure = bool(fill(_parameters(by_name[best]), turn, hints.mentions, best).missing)
         if close or unsure:
             why = f"{'close' if close else 'an unsure change'}: {best} {p1:.2f}, {second} {p2:.2f}"
             return Step(reply=which_of([summary(by_name[n]) for n in pair]), why=why, asked=pair)
         return self._toward(offer, best, ranked, f"{best} {p1:.2f}")
+
+    def _past_small_talk(
+        self, offer: _Offer, ranked: list[tuple[str, float]]
+    ) -> tuple[_Offer, list[tuple[str, float]]]:
+        """A message that opens with small talk and then asks ("thanks! who runs X?"): the ask."""
+        by_name, mentions = offer.by_name, offer.hints.mentions
+        for lead, rest in _clauses(offer.turn.ask):
+            asking = rest.endswith("?") or _REQUEST.match(rest)  # not "sorry, | wrong channel"
+            named = any(says(rest, n) for names in mentions.values() for n in names)
+            if not (named or _GOES_ON.match(rest) or (asking and not lead[-1:].isalpha())):
+                continue  # a first word alone opens no small talk ("what | sort of things?")
+            if self._rank(_saying(offer, lead), True)[0][0] not in by_name:
+                again = self._rank(_saying(offer, rest), True)
+                if again[0][0] in by_name:
+                    return _saying(offer, rest), again
+        return offer, ranked
 
     def _after(self, offer: _Offer, ranked: list[tuple[str, float]]) -> Step:
         """After a result: its tool's own words, or the next call the message asked for."""
@@ -135,7 +154,7 @@ class Decider:
             return Step(
                 reply="\n\n".join(shown(r, hints.shows, changed) for r in each), why="result"
             )
-        missing = fill(_parameters(by_name[goal]), turn, hints.mentions).missing
+        missing = fill(_parameters(by_name[goal]), turn, hints.mentions, goal).missing
         if not missing:
             return Step(tool=by_name[goal], why=f"the results fill {goal}")
         if latest.name in hints.readers:
@@ -148,7 +167,9 @@ class Decider:
         turn, by_name, hints = offer
         tool, parameters = by_name[name], _parameters(by_name[name])
         dated = date_arguments(parameters)
-        missing = [arg for arg in dated if arg in fill(parameters, turn, hints.mentions).missing]
+        missing = [
+            arg for arg in dated if arg in fill(parameters, turn, hints.mentions, name).missing
+        ]
         if dated and len(turn.stated) > 1:  # "Dec 4-6 and Dec 11-13": a call for each stay
             each = tuple((tool, replace(turn, stated=(s,))) for s in turn.stated)
             return Step(wave=each, why=why)
@@ -173,7 +194,7 @@ class Decider:
         alone = dict(self._intents.rank(masked or "...", classes))
         before = turn.before
         tools = dict(alone)
-        values = [v for tool in by_name.values() for v in enum_values(_parameters(tool))]
+        values = [v for tool in by_name.values() for v in argument_terms(_parameters(tool))]
         goes_on = _GOES_ON.match(turn.ask) or not own_words(turn, hints.mentions, values)
         if before is not None and before.ask and goes_on:
             # A follow-up that goes on from the ask before ("and for coupons?") or says nothing
@@ -201,6 +222,19 @@ def summary(tool: dict[str, Any]) -> str:
     function = tool["function"]
     first = str(function.get("description") or "").strip().split("\n", 1)[0]
     return first or str(function["name"]).replace("_", " ")
+
+
+def _clauses(text: str) -> list[tuple[str, str]]:
+    """`text` cut after its first word and each clause ("ok, | thanks! | and ..."): both parts."""
+    words = text.split()
+    cuts = [i + 1 for i, word in enumerate(words[:-1]) if i == 0 or word[-1] in ",;.!?"]
+    return [(" ".join(words[:i]), " ".join(words[i:])) for i in cuts]
+
+
+def _saying(offer: _Offer, text: str) -> _Offer:
+    """The offer for the message `text` in the same conversation."""
+    turn = offer.turn
+    return offer._replace(turn=replace(turn, now=replace(turn.now, ask=text)))
 
 
 def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:

@@ -55,16 +55,16 @@ def fill(
     now: dict[str, list[Plain]] = {**{a: [v] for a, v in stay.items()}, **turn.now.values()}
     prior = turn.before or Exchange("", (), ())  # of its values, those its ask named are meant
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
-    leans = not own_words(turn, mentions, enum_values(schema))  # names and values only
+    leans = not own_words(turn, mentions, argument_terms(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
     asked, calls = prior.values(picked_by=turn.ask, about=leans or back), prior.calls
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
-    own_time, dated = turn.says_when, set(date_arguments(schema))
+    own_time, dated, said = turn.says_when, set(date_arguments(schema)), turn.said(tool)
     keep = back or bool(dated & {k for c in calls for k in c.args} and not own_time)  # same stay
     again = {k: v for c in calls if keep or (leans and c.name == tool) for k, v in c.args.items()}
-    written = [w for w in turn.times(turn.ask) if re.search(r"\d", turn.ask[slice(*w)])]
-    ask = _blank(turn.ask, written) if dated else turn.ask  # a date, not text
+    written = [w for w in turn.times(said) if re.search(r"\d", said[slice(*w)])]
+    ask = _blank(said, written) if dated else said  # a date, not text
     result = Fill()
     for arg, prop in props.items():
         before = found if arg in required else asked
@@ -74,12 +74,12 @@ def fill(
         choices: list[Plain] = []
         if enum:
             kept = [] if arg in required else [v for v in before.get(arg, []) if v in enum]
-            choices = [v for v in enum if says(turn.ask, str(v))] or kept
+            choices = [v for v in enum if says(said, str(v))] or kept
         elif any(a.get("format") == "date" for a in options):
             earlier = dates(arg, before) if arg in required else before.get(arg, [])
             choices = [*(dates(arg, now) or ([] if own_time else earlier))]
         elif kinds and kinds <= {"integer", "number"}:
-            got = _numbers(turn, mentions) + [v for v in now.get(arg, []) if not isinstance(v, str)]
+            got = _numbers(said, turn) + [v for v in now.get(arg, []) if not isinstance(v, str)]
             choices = got or before.get(arg, [])  # a text one is out of range
             choices = [n for n in dict.fromkeys(choices) if _in_range(n, options, kinds)]
         elif kinds == {"string"}:
@@ -92,7 +92,7 @@ def fill(
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(
-                says(turn.ask, str(c)) or c in picked.get(arg, []) or c == again.get(arg)
+                says(said, str(c)) or c in picked.get(arg, []) or c == again.get(arg)
                 for c in choices
             ):
                 result.said.append(arg)
@@ -109,10 +109,11 @@ def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequenc
     return {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - told - {""}
 
 
-def enum_values(parameters: Mapping[str, Any]) -> list[str]:
-    """Every value a call's enum arguments may take."""
+def argument_terms(parameters: Mapping[str, Any]) -> list[str]:
+    """A call's argument names and every value its enum arguments may take ("guests", "done")."""
     props = dereference_refs(dict(parameters)).get("properties") or {}
-    return [str(v) for p in props.values() for a in alternatives(p) for v in a.get("enum", [])]
+    values = [str(v) for p in props.values() for a in alternatives(p) for v in a.get("enum", [])]
+    return [*props, *values]
 
 
 def date_arguments(parameters: Mapping[str, Any], *, required_only: bool = False) -> list[str]:
@@ -163,10 +164,9 @@ def bare(word: str) -> str:
 
 def spans(text: str) -> list[str]:
     """The message and its runs of words (edges cut), longest first, never across a `_blank`."""
-    parts = [part.split() for part in text.split(_CUT)]
-    found = (
-        [text.strip(EDGE)] if _CUT not in text and len(text.split()) <= 2 * MAX_SPAN_WORDS else []
-    )
+    parts = [line.split() for part in text.split(_CUT) for line in part.splitlines()]
+    whole = len(parts) == 1 and len(text.split()) <= 2 * MAX_SPAN_WORDS
+    found = [text.strip(EDGE)] if whole else []
     for size in range(MAX_SPAN_WORDS, 0, -1):
         for words in parts:
             for start in range(len(words) - size + 1):
@@ -237,9 +237,9 @@ def _named(text: str, values: list[Plain]) -> list[Plain]:
     return [v for v in values if str(v) in said - inside]
 
 
-def _numbers(turn: Turn, mentions: Mapping[str, Sequence[str]]) -> list[Plain]:
-    """Numbers the message says, outside its times and the words earlier calls took."""
-    text = _blank(turn.ask, list(turn.times(turn.ask)))
+def _numbers(said: str, turn: Turn) -> list[Plain]:
+    """Numbers `said` holds, outside its times and the words the turn's calls took."""
+    text = _blank(said, list(turn.times(said)))
     for call in turn.now.calls:
         for value in call.args.values():
             if isinstance(value, str) and value:

@@ -71,7 +71,7 @@ def _prompt(function: dict[str, Any], summary: str, turn: Turn) -> str:
         lines.append(
             f"- {arg}{'' if arg in required else ' (optional)'}" + (f": {about}" if about else "")
         )
-    lines.append(f"Message: {turn.ask}")
+    lines.append(f"Message: {turn.said(str(function['name']))}")
     told = TEXTS["call"]
     chat = [("system", told["rule"]), ("user", told["example"])]
     chat += [("assistant", told["example_call"]), ("user", "\n".join(lines))]

@@ -87,6 +87,20 @@ def test_a_follow_up_keeps_the_previous_record_and_a_missing_one_is_asked_for() 
     assert {"room_type", "check_in", "check_out"} <= set(offered.missing)
 
 
+def test_an_answer_to_a_question_about_a_tool_is_read_after_the_ask_it_answers() -> None:
+    asked = Exchange("add a task to update the cutlery photos", (), (), asked=("create_task",))
+    answer = Turn(Exchange("Thorinox", (), ()), asked, times=times)
+    assert answer.said("create_task") == "add a task to update the cutlery photos\nThorinox"
+    assert answer.said("list_tasks") == "Thorinox"  # the question was not about it
+    mentions = {**KINDS, "client": ["Thorinox"]}
+    offered = fill(parameters("create_task"), answer, mentions, "create_task")
+    assert "update the cutlery photos" in offered.choices["title"]
+    assert "photos Thorinox" not in " | ".join(map(str, offered.choices["title"]))  # no span across
+    # A question about a tool that was then called is answered: the next message is its own.
+    called = Exchange("list tasks", (Call("list_tasks", {}),), (), asked=("list_tasks",))
+    assert Turn(Exchange("Distex", (), ()), called).said("list_tasks") == "Distex"
+
+
 def test_a_date_written_out_is_no_part_of_a_text_in_a_call_that_takes_dates() -> None:
     ask = "book a King Suite for Alan Turing, Jan 22 to Jan 24"
     stay = ({"check_in": "2027-01-22", "check_out": "2027-01-24"},)
@@ -478,7 +492,9 @@ class TextIntents(StubIntents):
         return super().rank(text, classes)
 
 
-def chosen_after(before: Exchange, ask: str, by_text: Mapping[str, Mapping[str, float]]) -> str:
+def chosen_after(
+    before: Exchange | None, ask: str, by_text: Mapping[str, Mapping[str, float]]
+) -> str:
     hints = Hints(mentions={**KINDS, "client": ["Thorinox", "Distex"]})
     chosen = Decider(TextIntents(by_text)).step(
         Turn(Exchange(ask, (), ()), before, times=times), TOOLS, None, hints
@@ -605,3 +621,22 @@ def test_results_read_a_record_per_line_and_questions_name_the_options() -> None
 @pytest.mark.parametrize("kind", sorted(SMALL_TALK))
 def test_every_kind_of_small_talk_has_an_answer(kind: str) -> None:
     assert small_talk(kind, ("a line",)).strip()
+
+
+def test_small_talk_that_goes_on_to_ask_is_read_from_where_the_ask_starts() -> None:
+    thanks = {"thanks": 0.9, "lookup_client": 0.1}
+    scores = {"thanks! who runs client?": thanks, "thanks!": thanks}
+    scores |= {"who runs client?": {"lookup_client": 0.9}}
+    assert chosen_after(None, "thanks! who runs Distex?", scores).startswith("lookup_client")
+    # What follows asks nothing and names no record: it is never read on its own (TextIntents
+    # fails on a text it has no scores for), and the message stays small talk.
+    sorry = {"sorry, wrong channel": {"apology": 0.8, "lookup_client": 0.2}}
+    assert chosen_after(None, "sorry, wrong channel", sorry).startswith("small talk: apology")
+    # Small talk through: the rest is read, and is small talk too.
+    bye = {"ok, thanks, bye?": thanks, "ok,": thanks, "thanks, bye?": thanks, "ok, thanks,": thanks}
+    assert (
+        chosen_after(None, "ok, thanks, bye?", bye | {"bye?": thanks}) == "small talk: thanks 0.90"
+    )
+    # A question that opens with no small talk is not cut ("what | sort of things ...?").
+    sort = {"what sort of help?": {"abilities": 0.6}, "what": {"lookup_client": 0.5}}
+    assert chosen_after(None, "what sort of help?", sort).startswith("small talk: abilities")

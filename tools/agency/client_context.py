@@ -139,6 +139,7 @@ def _fit(pack: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         "I'm starting work for Initech, what should I know?",
         "Acme's history and preferences",
         "list the notes on file for Globex",
+        "are any notes kept about Hooli?",
     ),
     shows=Shows(
         fields=(
