@@ -1,8 +1,8 @@
 """gather: collects the sources a turn may rest on, without calling the model.
 
 Sources: what the enabled packs find for the message (the records it mentions, their notes,
-documents, the dates it writes out), relevant thread history and the context folder's best
-files.
+documents, the dates it writes out) and the records named by the ask it answers when the
+assistant replied with a question, relevant thread history and the context folder's best files.
 They become `sources` in state and a context block for the prompt within a token budget.
 It runs beside guard, in the turn's first step; act starts when both are done. A retry
 after failed verification goes back to act, so nothing here runs again for it.
@@ -44,6 +44,7 @@ class Gather:
 
     def __init__(self, registry: ToolRegistry, db: Database | None = None) -> None:
         self._sources = registry.sources
+        self._records = registry.records
         self._db = db
         self._folders: dict[Path, ContextFolder] = {}
 
@@ -62,8 +63,12 @@ class Gather:
         query = sent[:MAX_MESSAGE_CHARS]  # what guard lets through of a long message
         sources: list[Source] = []
         found = GatherContext(today=ctx.run_date(), db=self._db)
+        put_off = _put_off(messages[:start])[:MAX_MESSAGE_CHARS]
         for find in self._sources:
             sources += await self._packs(find, query, found)
+            if put_off:  # "book Noor a King Suite" / "which dates?" / "Dec 4-6": it names both
+                named = await self._packs(find, put_off, found)
+                sources += [s for s in named if s["type"] in self._records and s not in sources]
         sources += self._files(ctx.context_dir, query)
         sources += _thread(messages[:start], messages[start:], query, ctx.history_turns)
         block, kept = context_block.fit(sources, ctx.context_block_tokens)
@@ -97,6 +102,14 @@ class Gather:
             # The workspace enriches the prompt; without it the model still has its tools.
             logger.warning("gather: workspace search failed", exc_info=True)
             return []
+
+
+def _put_off(earlier: Sequence[BaseMessage]) -> str:
+    """The ask the assistant's last message answered with a question, "" if it did not."""
+    asked = earlier[-1] if earlier else None
+    if not isinstance(asked, AIMessage) or asked.tool_calls or not asked.text.endswith("?"):
+        return ""
+    return next((m.text for m in reversed(earlier) if isinstance(m, HumanMessage)), "")
 
 
 def _thread(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.runtime import Runtime
 
@@ -104,6 +104,23 @@ async def test_gather_searches_the_workspace(workspace) -> None:
     assert "memory" in types and "kb" in types
     assert "Coupon code setup SOP" in references
     assert "Coupon code setup SOP" in update["context_block"]
+
+
+async def test_gather_finds_the_records_of_the_ask_a_question_put_off(workspace) -> None:
+    asked = [
+        HumanMessage("add a task for Thorinox to refresh the images", id="m1"),
+        AIMessage("To create a client task, I need the title: which do you mean?", id="m2"),
+    ]
+    answer = HumanMessage("by Friday", id="m3")
+    state = {"messages": [*asked, answer], "turn_start_id": "m3"}
+    update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+    references = [s["reference"] for s in update["sources"] if s["type"] == "client"]
+    assert references == ["Thorinox"]
+    # An answer, not a question: the message is read alone.
+    told = [asked[0], AIMessage("1 task: Refresh Garlic Press main images", id="m2"), answer]
+    alone = {"messages": told, "turn_start_id": "m3"}
+    update = await Gather(default_registry(), workspace)(alone, Runtime(context=RunContext()))  # type: ignore[arg-type]
+    assert not [s for s in update["sources"] if s["type"] == "client"]
 
 
 async def test_gather_reads_the_dates_a_message_writes_out() -> None:
