@@ -102,11 +102,12 @@ def fill(
 
 
 def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequence[str]) -> set[str]:
-    """The message's words that are not function words, names, the records named or `values`."""
+    """The message's words but function words, names, numbers, records, `values` (plurals too)."""
     capitalized = name_spans(turn.ask, {}, turn.times)
     said = [*capitalized, *(n for names in mentions.values() for n in names), *values]
-    told = {bare(w) for s in said for w in s.replace("_", " ").split()}
-    return {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - told - {""}
+    told = {bare(w) for s in said for w in s.replace("_", " ").split()} | FUNCTION_WORDS | {""}
+    words = {bare(w) for w in turn.ask.split() if not _NUMBER.fullmatch(w.strip(EDGE))}
+    return {w for w in words if w not in told and w.removesuffix("s") not in told}
 
 
 def argument_terms(parameters: Mapping[str, Any]) -> list[str]:

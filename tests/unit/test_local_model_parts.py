@@ -550,6 +550,19 @@ def test_a_follow_up_of_enum_values_is_read_with_the_ask_before_it() -> None:
     assert chosen_after(before, "and the done ones?", scores).startswith("list_tasks")
 
 
+def test_a_follow_up_of_numbers_and_argument_names_is_read_with_the_ask_before_it() -> None:
+    before = Exchange("any rooms from December 9 to 11?", (Call("get_availability", {}),), ())
+    scores = {
+        "for 3 guests": {"create_booking": 0.8, "get_availability": 0.2},
+        "any rooms from December 9 to 11? for 3 guests": {"get_availability": 0.9},
+    }
+    assert chosen_after(before, "for 3 guests", scores).startswith("get_availability")
+    listed = Exchange("look up Distex", (Call("lookup_client", {}),), ())
+    plural = {"its brands?": {"create_booking": 0.8, "list_tasks": 0.2}}
+    plural |= {"look up client its brands?": {"list_tasks": 0.9}}
+    assert chosen_after(listed, "its brands?", plural).startswith("list_tasks")
+
+
 def test_the_answer_to_the_models_question_leans_to_what_it_asked() -> None:
     before = Exchange("any rooms free?", (), (), asked=("get_availability",))
     scores = {
