@@ -98,7 +98,7 @@ class Turn:
         return self.now.ask
 
     def said(self, tool: str) -> str:
-        """What the person said for `tool`: the message, after the ask before if it asked of it."""
+        """The message, after the ask before it when this model then asked about `tool`."""
         before = self.before  # "book Noor a King Suite" / "which dates?" / "Dec 15-17"
         if before is None or tool not in before.asked or tool in {c.name for c in before.calls}:
             return self.ask

@@ -66,7 +66,7 @@ class Gather:
         put_off = _put_off(messages[:start])[:MAX_MESSAGE_CHARS]
         for find in self._sources:
             sources += await self._packs(find, query, found)
-            if put_off:  # "book Noor a King Suite" / "which dates?" / "Dec 4-6": it names both
+            if put_off:  # an answer goes with the ask it answers: that ask's records count
                 named = await self._packs(find, put_off, found)
                 sources += [s for s in named if s["type"] in self._records and s not in sources]
         sources += self._files(ctx.context_dir, query)
