@@ -22,19 +22,11 @@ from pydantic import Field, PrivateAttr
 
 from local_model.conversation import ASKED, no_times, read_turn
 from local_model.decide import Decider, Hints, summary
-from local_model.writing import write_call
+from local_model.writing import OPENING, write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
-NO_HINTS: Any = SimpleNamespace(
-    examples={},
-    changing=set(),
-    readers=set(),
-    abilities=(),
-    mentions={},
-    stated=(),
-    shows={},
-    times=no_times,
-)
+_NONE: Any = {"examples": {}, "changing": set(), "readers": set(), "mentions": {}}
+NO_HINTS: Any = SimpleNamespace(**_NONE, abilities=(), stated=(), shows={}, times=no_times)
 """The hints of a call whose caller gave none."""
 
 
@@ -55,6 +47,7 @@ class LocalChatModel(BaseChatModel):
 
     # llama.cpp contexts are not thread-safe and one instance serves every run in the process.
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _opening: list[int] | None = PrivateAttr(default=None)  # in the cache alone, when set
 
     def _resolve_model_profile(self) -> ModelProfile:
         """It calls tools, but writes no structured reply of its own (no plan, no JSON)."""
@@ -111,16 +104,10 @@ class LocalChatModel(BaseChatModel):
         calls = [call for call, _ in written if call]
         text = step.reply if calls or not written else written[0][1]
         asked = step.asked or ((step.tool["function"]["name"],) if step.tool and not calls else ())
-        message = AIMessage(
-            content=text,
-            tool_calls=calls,
-            usage_metadata={**usage, "total_tokens": sum(usage.values())},
-            response_metadata={
-                "model_name": self.model_name,
-                "local_step": step.why,
-                **({ASKED: list(asked)} if asked else {}),
-            },
-        )
+        about = {"model_name": self.model_name, "local_step": step.why}
+        usage["total_tokens"] = sum(usage.values())
+        message = AIMessage(text, tool_calls=calls, usage_metadata=usage, response_metadata=about)
+        message.response_metadata |= {ASKED: list(asked)} if asked else {}
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _completer(self, usage: dict[str, int]) -> Any:
@@ -129,13 +116,10 @@ class LocalChatModel(BaseChatModel):
             budget = int(self.llama.n_ctx()) - max_tokens
             if len(tokens) > budget:  # keep the instructions and the latest lines
                 tokens = tokens[: budget // 4] + tokens[len(tokens) - (budget - budget // 4) :]
-            result: dict[str, Any] = self.llama.create_completion(
-                prompt=tokens,
-                grammar=grammar,
-                temperature=0.0,
-                repeat_penalty=self.repeat_penalty,
-                max_tokens=max_tokens,
-                seed=self.seed,
+            self._after_opening(tokens)
+            settings = dict(temperature=0.0, seed=self.seed, repeat_penalty=self.repeat_penalty)
+            result = self.llama.create_completion(
+                tokens, grammar=grammar, **settings, max_tokens=max_tokens
             )
             counts = result.get("usage") or {}
             usage["input_tokens"] += int(counts.get("prompt_tokens", 0))
@@ -143,6 +127,18 @@ class LocalChatModel(BaseChatModel):
             return str(result["choices"][0].get("text") or "")
 
         return complete
+
+    def _after_opening(self, tokens: list[int]) -> None:
+        """Start from the opening alone, evaluated once: a longer reused prefix batches anew."""
+        if self._opening is None:
+            self._opening = self.llama.tokenize(OPENING.encode(), add_bos=False, special=True)
+            self.llama.reset()
+            self.llama.eval(self._opening)
+        if tokens[: len(self._opening)] == self._opening:
+            self.llama.n_tokens = len(self._opening)  # the rest of the cache is dropped
+        else:  # a prompt without it is evaluated whole, and the opening again next time
+            self.llama.reset()
+            self._opening = None
 
 
 def _choice(tool_choice: Any) -> str | None:

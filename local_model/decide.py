@@ -124,11 +124,13 @@ class Decider:
         self, offer: _Offer, ranked: list[tuple[str, float]]
     ) -> tuple[_Offer, list[tuple[str, float]]]:
         """A message that opens with small talk and then asks ("thanks! who runs X?"): the ask."""
-        by_name, mentions = offer.by_name, offer.hints.mentions
-        for lead, rest in _clauses(offer.turn.ask):
+        by_name, mentions, turn = offer.by_name, offer.hints.mentions, offer.turn
+        for lead, rest in _clauses(turn.ask):
             asking = rest.endswith("?") or _REQUEST.match(rest)  # not "sorry, | wrong channel"
             named = any(says(rest, n) for names in mentions.values() for n in names)
-            if not (named or _GOES_ON.match(rest) or (asking and not lead[-1:].isalpha())):
+            refers = turn.before and {bare(w) for w in rest.split()} & BACK  # a pronoun: an ask
+            goes_on = named or refers or _GOES_ON.match(rest)
+            if not (goes_on or (asking and not lead[-1:].isalpha())):
                 continue  # a first word alone opens no small talk ("what | sort of things?")
             if self._rank(_saying(offer, lead), True)[0][0] not in by_name:
                 again = self._rank(_saying(offer, rest), True)

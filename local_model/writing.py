@@ -72,8 +72,10 @@ def _prompt(function: dict[str, Any], summary: str, turn: Turn) -> str:
             f"- {arg}{'' if arg in required else ' (optional)'}" + (f": {about}" if about else "")
         )
     lines.append(f"Message: {turn.said(str(function['name']))}")
-    told = TEXTS["call"]
-    chat = [("system", told["rule"]), ("user", told["example"])]
-    chat += [("assistant", told["example_call"]), ("user", "\n".join(lines))]
-    turns = "".join(f"<|im_start|>{role}\n{content}<|im_end|>\n" for role, content in chat)
-    return f"{turns}<|im_start|>assistant\n"
+    return f"{OPENING}{chr(10).join(lines)}<|im_end|>\n<|im_start|>assistant\n"
+
+
+_ROLES = {"system": "rule", "user": "example", "assistant": "example_call"}
+OPENING = "".join(f"<|im_start|>{r}\n{TEXTS['call'][k]}<|im_end|>\n" for r, k in _ROLES.items())
+OPENING += "<|im_start|>user\n"
+"""How every call's prompt begins: the rule and the worked example, then the tool's turn."""

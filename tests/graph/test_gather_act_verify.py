@@ -123,6 +123,23 @@ async def test_gather_finds_the_records_of_the_ask_a_question_put_off(workspace)
     assert not [s for s in update["sources"] if s["type"] == "client"]
 
 
+@pytest.mark.parametrize(
+    ("message", "named"),
+    [
+        ("any Queens left on the 12th?", ["Queen"]),
+        ("are both Double Queens taken?", ["Double Queen"]),
+        ("two King Suites and a Queen", ["Queen", "King Suite"]),
+        ("the queenside view", []),
+    ],
+)
+async def test_gather_finds_the_room_types_a_message_names_plural_or_not(
+    workspace, message: str, named: list[str]
+) -> None:
+    state = {"messages": [HumanMessage(message, id="m1")], "turn_start_id": "m1"}
+    update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+    assert [s["reference"] for s in update["sources"] if s["type"] == "room_type"] == named
+
+
 async def test_gather_reads_the_dates_a_message_writes_out() -> None:
     state = {
         "messages": [HumanMessage("any Queens free January 17-19 for two?", id="m1")],

@@ -24,6 +24,7 @@ from core.models import build_chat_model
 from core.models.errors import ModelConfigError
 from core.models.hints import ToolHints, bind_offered
 from core.settings import Settings
+from local_model.writing import OPENING
 from prompts import confirmation
 from tools.registry import default_registry
 
@@ -81,6 +82,32 @@ def test_a_client_the_message_names_fills_the_call(model: BaseChatModel) -> None
 
     assert [call["name"] for call in answer.tool_calls] == ["list_tasks"]
     assert answer.tool_calls[0]["args"]["client"] == "Thorinox"
+
+
+def test_a_call_is_written_from_its_whole_prompt_whatever_came_before(
+    model: BaseChatModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = model.llama  # type: ignore[attr-defined]
+    evaluated: list[tuple[int, int]] = []  # (tokens already in the cache, tokens evaluated)
+    original = writer.eval
+
+    def eval_and_record(tokens: Any) -> None:
+        evaluated.append((writer.n_tokens, len(tokens)))
+        original(tokens)
+
+    monkeypatch.setattr(writer, "eval", eval_and_record)
+    thorinox = [HumanMessage("what's still open for Thorinox?")]
+    alone = ask(model, thorinox, hints(client=["Thorinox"]))
+    ask(model, [HumanMessage("what's still open for Distex?")], hints(client=["Distex"]))
+    again = ask(model, thorinox, hints(client=["Thorinox"]))
+
+    # Prompts are evaluated in one go, the call a token at a time after them; the opening is
+    # evaluated alone (from nothing) once per model, here or by an earlier test.
+    opening = len(writer.tokenize(OPENING.encode(), add_bos=False, special=True))
+    prompts = [(cached, n) for cached, n in evaluated if n > 1 and (cached, n) != (0, opening)]
+    assert [cached for cached, _ in prompts] == [opening] * 3  # never a prefix of a call before
+    assert prompts[2] == prompts[0]
+    assert again.tool_calls[0]["args"] == alone.tool_calls[0]["args"]
 
 
 def test_a_time_in_words_is_read_before_the_tool_that_needs_dates(model: BaseChatModel) -> None:

@@ -12,7 +12,7 @@ from tools.hospitality.models import Room
 
 
 async def room_sources(message: str, ctx: GatherContext) -> list[Source]:
-    """The room types a message names ("the Queen"), for gather.
+    """The room types a message names ("the Queen", "any Queens"), for gather.
 
     "Double Queen" names the Double Queen, not also the Queen.
     """
@@ -20,8 +20,8 @@ async def room_sources(message: str, ctx: GatherContext) -> list[Source]:
         return []
     async with ctx.db.session() as session:
         rooms = list((await session.execute(select(Room).order_by(Room.id))).scalars())
-    said = f" {' '.join(_WORDS.findall(message.casefold()))} "
-    named = [r for r in rooms if f" {' '.join(_WORDS.findall(r.room_type.casefold()))} " in said]
+    said = " ".join(_WORDS.findall(message.casefold()))
+    named = [r for r in rooms if re.search(_named(r.room_type), said)]
     longest = [
         r
         for r in named
@@ -39,3 +39,9 @@ async def room_sources(message: str, ctx: GatherContext) -> list[Source]:
 
 
 _WORDS = re.compile(r"\w+")
+
+
+def _named(room_type: str) -> str:
+    """A pattern for the room type's words in a message's words, its last word plural or not."""
+    words = _WORDS.findall(room_type.casefold())
+    return rf"\b{' '.join(map(re.escape, words))}s?\b"
