@@ -12,8 +12,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 Plain = str | int | float
-ASKED = "local_asked"
-"""The `response_metadata` key of the tools a question asked about."""
+ASKED = "local_asked"  # the `response_metadata` key of the tools a question asked about
 
 
 @dataclass(frozen=True)
@@ -22,8 +21,7 @@ class Result:
 
     name: str
     content: str
-    failed: bool
-    """The call did not go through: refused, rejected, invalid or failed."""
+    failed: bool  # the call did not go through: refused, rejected, invalid or failed
 
     def data(self) -> Any:
         """The result parsed as JSON, or None when it is not JSON."""
@@ -53,8 +51,7 @@ class Exchange:
     ask: str
     calls: tuple[Call, ...]
     results: tuple[Result, ...]
-    asked: tuple[str, ...] = ()
-    """Tools a question of this model's asked about (`ASKED`): the answer may follow up."""
+    asked: tuple[str, ...] = ()  # tools a question of this model's asked about (`ASKED`)
 
     def values(self, picked_by: str | None = None, about: bool = True) -> dict[str, list[Plain]]:
         """Plain values by name: the arguments of calls that went through, then result fields.

@@ -20,8 +20,7 @@ CLOSE = 0.0
 """Margin under which both likeliest tools are asked: cross-validated, bench/step_thresholds."""
 SURE_OF_CHANGE = 0.25
 """Below this share of the tools' probability a change is asked about (cross-validated too)."""
-ANSWER = 1.0
-"""Added to the tools a question of this model's asked about: the next message answers it."""
+ANSWER = 1.0  # added to the tools a question of this model's asked about: the next answers it
 _REQUEST = re.compile(
     r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
 )

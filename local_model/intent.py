@@ -13,7 +13,7 @@ import math
 import os
 import re
 import tomllib
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +38,7 @@ meaning, a decoder's state sums the message up far better than an average over i
 RIDGE = 0.3
 """Ridge penalty of the embedding classifiers (chosen on the tuning asks)."""
 EMBEDDING_TEMPERATURE, NEAREST_TEMPERATURE = 0.1, 0.05
+HEAD_WORDS = 8  # how fast later words weigh less in the nearest example (on the tuning asks)
 RECENT = 256  # messages' vectors kept: a message is ranked among tools and each pair of classes
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -144,7 +145,7 @@ class Intents:
             centers.append(center)
             weights.append(np.linalg.solve(gram, design.T @ targets))
         self._embedder.save()
-        counts = Counter(t for example in examples for t in set(_terms(example)))
+        counts = Counter(t for example in examples for t in _terms(example))
         vocabulary = {term: i for i, term in enumerate(counts)}
         idf = np.array([math.log((1 + len(examples)) / (1 + counts[t])) + 1 for t in vocabulary])
         documents = np.vstack([_tfidf(e, vocabulary, idf) for e in examples])
@@ -161,20 +162,24 @@ def _nearest(model: _Classifier, text: str) -> np.ndarray:
     return best
 
 
-def _terms(text: str) -> list[str]:
-    """Words, word pairs and the words' character 3- and 4-grams."""
-    words = _WORD.findall(text.casefold())
-    grams = [f"{a} {b}" for a, b in itertools.pairwise(words)]
-    for word in (f"<{w}>" for w in words):
-        grams += [word[i : i + n] for n in (3, 4) for i in range(len(word) - n + 1)]
-    return words + grams
+def _terms(text: str) -> dict[str, float]:
+    """Words, word pairs and the words' 3- and 4-grams, weighing less the later they come.
+
+    A request's head says what it asks, the rest what about ("make a note that Acme wants …").
+    """
+    words, terms = _WORD.findall(text.casefold()), defaultdict[str, float](float)
+    for i, (word, after) in enumerate(itertools.zip_longest(words, words[1:])):
+        grams = [f"<{word}>"[j : j + n] for n in (3, 4) for j in range(len(word) - n + 3)]
+        for term in [word, *([f"{word} {after}"] if after else []), *grams]:
+            terms[term] += 1 / (1 + i / HEAD_WORDS)
+    return terms
 
 
 def _tfidf(text: str, vocabulary: dict[str, int], idf: np.ndarray) -> np.ndarray:
     row = np.zeros(len(vocabulary))
-    for term, count in Counter(_terms(text)).items():
+    for term, weight in _terms(text).items():
         if term in vocabulary:
-            row[vocabulary[term]] = math.log1p(count)
+            row[vocabulary[term]] = math.log1p(weight)
     row *= idf
     return row / (np.linalg.norm(row) or 1.0)
 

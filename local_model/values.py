@@ -27,8 +27,7 @@ JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # pronouns that refer back
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
 _CUT = "\x00"
-_CODE = re.compile(r"^\w*(?:_|\d)\w*$")
-"""A single word that reads as an identifier ("amazon_ca", "B0CGP12345")."""
+_CODE = re.compile(r"^\w*(?:_|\d)\w*$")  # a word that reads as an id ("amazon_ca", "B0CGP12345")
 
 
 @dataclass(frozen=True)
@@ -36,10 +35,8 @@ class Fill:
     """What each argument of one call may take."""
 
     choices: dict[str, list[Plain]] = field(default_factory=dict)
-    missing: list[str] = field(default_factory=list)
-    """Required arguments nothing in the turn gives."""
-    said: list[str] = field(default_factory=list)
-    """Optional arguments the message gives a value for: the call takes them."""
+    missing: list[str] = field(default_factory=list)  # required, but nothing in the turn gives
+    said: list[str] = field(default_factory=list)  # optional, and the message gives a value
 
 
 def fill(
@@ -192,6 +189,9 @@ def _texts(
     """A string argument's values: a record of its kind, a name, or any span of the message."""
     results = [v for v in now.get(arg, []) if isinstance(v, str)]
     earlier = [v for v in before.get(arg, []) if isinstance(v, str)]
+    given = [c.strip(EDGE) for c in about.partition("e.g.")[2].split(";")[0].split(",")]
+    if listed := [c for c in given if _CODE.match(c) and says(ask, c)]:
+        return listed  # an identifier the description gives, said as words ("ppc specialist")
     if arg in mentions:
         own = [n for n in mentions[arg] if says(ask, n)]
         return own or results or earlier

@@ -47,6 +47,33 @@ def test_a_date_without_a_year_on_the_run_date_is_that_day() -> None:
     assert parse_date_hint("Jan 5", MONDAY).check_in == date(2026, 1, 5)
 
 
+@pytest.mark.parametrize(
+    ("hint", "check_in", "check_out"),
+    [
+        ("the 9th", "2025-01-09", "2025-01-10"),  # later this month
+        ("the 6th", "2025-01-06", "2025-01-07"),  # today
+        ("the 2nd to the 4th", "2025-02-02", "2025-02-04"),  # passed this month: next month's
+        ("from the 30th to the 2nd", "2025-01-30", "2025-02-02"),  # the end after the start
+        ("the 30th for 2 nights", "2025-01-30", "2025-02-01"),
+    ],
+)
+def test_a_day_of_the_month_said_alone_is_the_next_such_day(
+    hint: str, check_in: str, check_out: str
+) -> None:
+    stay = parse_date_hint(hint, MONDAY)
+
+    assert (stay.check_in.isoformat(), stay.check_out.isoformat()) == (check_in, check_out)
+
+
+def test_a_day_of_the_month_skips_months_too_short_for_it() -> None:
+    assert parse_date_hint("the 30th", date(2025, 2, 3)).check_in == date(2025, 3, 30)
+    assert parse_date_hint("the 31st", date(2025, 4, 2)).check_in == date(2025, 5, 31)
+    with pytest.raises(ValueError, match="could not understand"):
+        parse_date_hint("the 32nd", MONDAY)
+    with pytest.raises(ValueError, match="could not understand"):
+        parse_date_hint("9", MONDAY)  # a number alone is no day
+
+
 @pytest.mark.parametrize("hint", ["yesterday", "3 days ago", "last week"])
 def test_a_phrase_counted_back_into_the_past_is_an_error(hint: str) -> None:
     with pytest.raises(ValueError, match=f"the date hint '{hint}' is in the past"):

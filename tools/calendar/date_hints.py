@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from contextlib import suppress
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from dateparser.date import DateDataParser
+
+from tools.calendar.stays import Stay, describe, nights
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 FRIDAY, SATURDAY, SUNDAY = 4, 5, 6
@@ -57,30 +59,6 @@ UNPARSEABLE = (
 )
 
 
-@dataclass(frozen=True)
-class Stay:
-    """A hotel-style stay: `check_out` is exclusive (the morning you leave)."""
-
-    check_in: date
-    check_out: date
-    description: str
-
-    @property
-    def nights(self) -> int:
-        """Number of nights between check-in and check-out."""
-        return (self.check_out - self.check_in).days
-
-    def fields(self, hint: str) -> dict[str, Any]:
-        """The stay as the date reader returns it, for the phrase `hint`."""
-        return {
-            "hint": hint,
-            "check_in": self.check_in.isoformat(),
-            "check_out": self.check_out.isoformat(),
-            "nights": self.nights,
-            "description": self.description,
-        }
-
-
 def parse_date_hint(hint: str, today: date) -> Stay:
     """Resolve a date phrase into a stay relative to `today`.
 
@@ -94,16 +72,13 @@ def parse_date_hint(hint: str, today: date) -> Stay:
         "the weekend after next" are a week later than "next week" and "next weekend".
       * "friday" / "this friday": the next Friday on or after today; "next friday": the
         Friday of next calendar week.
-      * Dates without a year: the next such date on or after today.
+      * Dates without a year: the next such date on or after today; a day of the month
+        said alone ("the 19th to the 21st"), the next such day.
       * Other phrases of one day ("in 3 days", "the day after tomorrow", "in a fortnight"):
         as dateparser reads them from today; slashed dates are month first (US).
 
-    Args:
-        hint: The phrase, e.g. "next weekend", "Jan 17 to Jan 19", "2 nights from friday".
-        today: The run's date.
-
-    Returns:
-        The stay the phrase describes.
+    `hint` is the phrase ("next weekend", "Jan 17 to Jan 19", "2 nights from friday"), `today`
+    the run's date.
 
     Raises:
         ValueError: The phrase is not understood, names an impossible date, or ends before
@@ -158,17 +133,17 @@ def _relative_stay(text: str, today: date) -> Stay | None:
         sunday = this_friday + timedelta(days=2)
         # On a Sunday the weekend's only remaining night is Sunday itself.
         check_out = sunday if check_in < sunday else sunday + timedelta(days=1)
-        return Stay(check_in, check_out, _describe("this weekend", check_in, check_out))
+        return Stay(check_in, check_out, describe("this weekend", check_in, check_out))
     later = {"next weekend": (7, "of next calendar week"), "weekend after next": (14, "after it")}
     if text in later:
         days, which = later[text]
-        return _nights(this_friday + timedelta(days=days), 2, f"{text} (Friday to Sunday {which})")
+        return nights(this_friday + timedelta(days=days), 2, f"{text} (Friday to Sunday {which})")
     if text in ("this week", "rest of this week", "rest of week"):
         next_monday = today + timedelta(days=7 - today.weekday())
-        return Stay(today, next_monday, _describe("this week (to Sunday)", today, next_monday))
+        return Stay(today, next_monday, describe("this week (to Sunday)", today, next_monday))
     if text in ("next week", "week after next"):
         monday = today + timedelta(days=7 - today.weekday() + 7 * (text != "next week"))
-        return _nights(monday, 7, f"{text} (Monday to Monday)")
+        return nights(monday, 7, f"{text} (Monday to Monday)")
     return None
 
 
@@ -187,7 +162,7 @@ def _stay_with_nights(text: str, hint: str, today: date) -> Stay | None:
         return None
     if count < 1:
         raise ValueError(f"the date hint '{hint}' asks for {count} nights; a stay needs one")
-    return _nights(check_in, count, text)
+    return nights(check_in, count, text)
 
 
 def _range_stay(text: str, hint: str, today: date) -> Stay | None:
@@ -208,7 +183,7 @@ def _range_stay(text: str, hint: str, today: date) -> Stay | None:
             continue
         if check_out <= check_in:
             raise ValueError(f"the date hint '{hint}' ends on or before the day it starts")
-        return Stay(check_in, check_out, _describe(text, check_in, check_out))
+        return Stay(check_in, check_out, describe(text, check_in, check_out))
     return None
 
 
@@ -229,7 +204,7 @@ def _share_month(left: str, right: str) -> tuple[str, str]:
 def _single_night(text: str, hint: str, today: date) -> Stay | None:
     """Resolve a single day ("friday", "Dec 24", "12/24") into a one-night stay."""
     check_in = _parse_day(text, hint, today, today)
-    return None if check_in is None else _nights(check_in, 1, text)
+    return None if check_in is None else nights(check_in, 1, text)
 
 
 def _parse_day(text: str, hint: str, today: date, on_or_after: date) -> date | None:
@@ -245,6 +220,9 @@ def _parse_day(text: str, hint: str, today: date, on_or_after: date) -> date | N
             next_monday = today + timedelta(days=7 - today.weekday())
             return next_monday + timedelta(days=target)
         return on_or_after + timedelta(days=(target - on_or_after.weekday()) % 7)
+    ordinal = _BARE_DAY.fullmatch(text)
+    if ordinal and not ordinal[2] and re.search(rf"\b0?{ordinal[1]}(?:st|nd|rd|th)\b", hint):
+        return _next_day_of_month(int(ordinal[1]), on_or_after)
     midnight = datetime.combine(today, time.min)
     counted = None if _DURATION.fullmatch(text) else _dateparser(text, "relative-time", midnight)
     if counted is not None and counted < midnight:
@@ -258,6 +236,16 @@ def _parse_day(text: str, hint: str, today: date, on_or_after: date) -> date | N
     if named is None and _DATE_SHAPED.fullmatch(text):
         raise ValueError(f"the date hint '{hint}' names a date that does not exist ({text})")
     return None if named is None else named.date()
+
+
+def _next_day_of_month(day: int, on_or_after: date) -> date | None:
+    """The first date on or after `on_or_after` that is the `day`th of its month."""
+    for later in range(13):  # a 31st may be a month away, never a year
+        year, month = divmod(on_or_after.month - 1 + later, 12)
+        with suppress(ValueError):
+            if (found := date(on_or_after.year + year, month + 1, day)) >= on_or_after:
+                return found
+    return None
 
 
 def _dateparser(text: str, parser: str, base: datetime) -> datetime | None:
@@ -282,19 +270,3 @@ def _dateparser(text: str, parser: str, base: datetime) -> datetime | None:
 def _number(word: str) -> int:
     """Read a count written as digits or a small English word."""
     return int(word) if word.isdigit() else NUMBER_WORDS[word]
-
-
-def _nights(check_in: date, count: int, label: str) -> Stay:
-    """Build a stay of `count` nights starting on `check_in`."""
-    check_out = check_in + timedelta(days=count)
-    return Stay(check_in, check_out, _describe(label, check_in, check_out))
-
-
-def _describe(label: str, check_in: date, check_out: date) -> str:
-    """Say what the stay is in one line, weekdays included so the model can sanity-check."""
-    nights = (check_out - check_in).days
-    return (
-        f"{label}: check in {check_in:%A} {check_in.isoformat()}, "
-        f"check out {check_out:%A} {check_out.isoformat()} "
-        f"({nights} night{'s' if nights != 1 else ''})"
-    )

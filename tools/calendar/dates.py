@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core.state import Source
-from tools.calendar.date_hints import NUMBER_WORDS, Stay, parse_date_hint, stated_stays
+from tools.calendar.date_hints import NUMBER_WORDS, parse_date_hint, stated_stays
 from tools.calendar.holiday_lookup import (
     DEFAULT_CALENDARS,
     FIXED,
@@ -20,6 +20,7 @@ from tools.calendar.holiday_lookup import (
     observed_day,
     occurrence,
 )
+from tools.calendar.stays import Stay
 from tools.calendar.time_phrases import time_phrases
 from tools.declaration import GatherContext, Shows, ToolContext, declare
 
