@@ -1,0 +1,59 @@
+"""How the local model reads a request: its head, and identifiers said as words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+import numpy as np
+
+from local_model.conversation import Exchange, Turn
+from local_model.intent import Intents
+from local_model.values import fill
+from tools.calendar.time_phrases import time_phrases
+from tools.registry import default_registry
+
+SCHEMAS = {s["function"]["name"]: s for s in default_registry().openai_schemas()}
+KINDS: dict[str, list[str]] = {"client": [], "brand": [], "room_type": []}
+
+
+class SameVectors:
+    """Embeds every text alike, so that only the nearest example by words tells classes apart."""
+
+    def embed(self, texts: Sequence[str], prompt: int, *, keep: bool = False) -> np.ndarray:
+        return np.ones((len(texts), 8), np.float32) / np.sqrt(8)
+
+    def save(self) -> None:
+        pass
+
+
+def turn(ask: str) -> Turn:
+    return Turn(Exchange(ask, (), ()), None, times=lambda t: time_phrases(t, date(2026, 11, 24)))
+
+
+def parameters(name: str) -> dict[str, Any]:
+    return SCHEMAS[name]["function"]["parameters"]
+
+
+def test_the_head_of_a_request_outweighs_the_words_of_what_it_is_about() -> None:
+    classes = {
+        "remember": ("make a note that Initech's launch slipped to March",),
+        "forget": ("forget that Acme wants calls on Mondays, it changed",),
+    }
+    intents = Intents(SameVectors())  # type: ignore[arg-type]
+
+    # More of its words are the other example's ("that", "wants", "calls", "Mo…"), but they
+    # come after the request's head.
+    ranked = intents.rank("make a note that Hooli wants monthly calls", classes)
+    assert ranked[0][0] == "remember"
+    assert intents.rank("forget that Hooli wants monthly calls", classes)[0][0] == "forget"
+
+
+def test_an_identifier_the_description_gives_is_the_value_when_said_as_words() -> None:
+    said = turn("add Linus Park to Distex as ppc specialist please")
+    offered = fill(parameters("assign_person"), said, {**KINDS, "client": ["Distex"]})
+    assert offered.choices["assignment_role"] == ["ppc_specialist"]
+    # Not said: any span of the message may be it, as before.
+    other = fill(parameters("assign_person"), turn("add Linus Park to Distex as copywriter"), KINDS)
+    assert "copywriter" in other.choices["assignment_role"]
