@@ -148,6 +148,5 @@ def _choice(tool_choice: Any) -> str | None:
     if tool_choice is True or tool_choice == "any":
         return "required"
     if isinstance(tool_choice, dict):
-        name = tool_choice.get("function", tool_choice).get("name")
-        return str(name) if name else "required"
+        return str(tool_choice.get("function", tool_choice).get("name") or "required")
     return str(tool_choice)

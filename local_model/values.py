@@ -100,7 +100,8 @@ def fill(
 
 def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequence[str]) -> set[str]:
     """The message's words but function words, names, numbers, records, `values` (plurals too)."""
-    capitalized = name_spans(turn.ask, {}, turn.times)
+    spoken = name_spans(turn.ask, {}, turn.times)  # a name's words are capitalized, each
+    capitalized = [s for s in spoken if all(w[:1].isupper() for w in s.split())]
     said = [*capitalized, *(n for names in mentions.values() for n in names), *values]
     told = {bare(w) for s in said for w in s.replace("_", " ").split()} | FUNCTION_WORDS | {""}
     words = {bare(w) for w in turn.ask.split() if not _NUMBER.fullmatch(w.strip(EDGE))}

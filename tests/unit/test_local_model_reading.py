@@ -10,7 +10,7 @@ import numpy as np
 
 from local_model.conversation import Exchange, Turn
 from local_model.intent import Intents
-from local_model.values import fill
+from local_model.values import fill, own_words
 from tools.calendar.time_phrases import time_phrases
 from tools.registry import default_registry
 
@@ -57,3 +57,12 @@ def test_an_identifier_the_description_gives_is_the_value_when_said_as_words() -
     # Not said: any span of the message may be it, as before.
     other = fill(parameters("assign_person"), turn("add Linus Park to Distex as copywriter"), KINDS)
     assert "copywriter" in other.choices["assignment_role"]
+
+
+def test_only_capitalized_words_count_as_a_name_not_the_words_after_one() -> None:
+    before = Exchange("book the Queen for Zoe Adams from December 12 to 13", (), ())
+    note = Turn(turn("note for Thorinox: they want photos on white backgrounds").now, before)
+    # Words of its own: a request of its own, not a follow-up of the booking.
+    assert {"photos", "white", "backgrounds"} <= own_words(note, {"client": ["Thorinox"]}, [])
+    guest = Turn(turn("and for Noor Aziz?").now, before)
+    assert own_words(guest, KINDS, []) == set()  # a new name alone goes on from the ask before
