@@ -129,7 +129,7 @@ class LocalChatModel(BaseChatModel):
         return complete
 
     def _after_opening(self, tokens: list[int]) -> None:
-        """Start from the opening alone, evaluated once: a longer reused prefix batches anew."""
+        """Keep only the opening in the cache (evaluated once, alone): prompts compute alike."""
         if self._opening is None:
             self._opening = self.llama.tokenize(OPENING.encode(), add_bos=False, special=True)
             self.llama.reset()

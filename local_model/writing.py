@@ -72,7 +72,7 @@ def _prompt(function: dict[str, Any], summary: str, turn: Turn) -> str:
             f"- {arg}{'' if arg in required else ' (optional)'}" + (f": {about}" if about else "")
         )
     lines.append(f"Message: {turn.said(str(function['name']))}")
-    return f"{OPENING}{chr(10).join(lines)}<|im_end|>\n<|im_start|>assistant\n"
+    return OPENING + "\n".join(lines) + "<|im_end|>\n<|im_start|>assistant\n"
 
 
 _ROLES = {"system": "rule", "user": "example", "assistant": "example_call"}

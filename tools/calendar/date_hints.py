@@ -77,8 +77,12 @@ def parse_date_hint(hint: str, today: date) -> Stay:
       * Other phrases of one day ("in 3 days", "the day after tomorrow", "in a fortnight"):
         as dateparser reads them from today; slashed dates are month first (US).
 
-    `hint` is the phrase ("next weekend", "Jan 17 to Jan 19", "2 nights from friday"), `today`
-    the run's date.
+    Args:
+        hint: The phrase, e.g. "next weekend", "Jan 17 to Jan 19", "2 nights from friday".
+        today: The run's date.
+
+    Returns:
+        The stay the phrase describes.
 
     Raises:
         ValueError: The phrase is not understood, names an impossible date, or ends before
