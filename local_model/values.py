@@ -205,8 +205,7 @@ def _texts(
         return named or (kept if back else []) or [*results, *kept, *message]
     if described:
         return named or results or earlier
-    first = about.partition("e.g.")[2].split()[:1]  # its first example: "e.g. 'amazon_us'"
-    codes = any(_CODE.match(word.strip(EDGE)) for word in first)
+    codes = any(_CODE.match(c) for c in given[:1])  # its first example: "e.g. 'amazon_us'"
     return results or name_spans(ask, mentions, times, codes=codes) or earlier
 
 

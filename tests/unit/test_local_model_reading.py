@@ -51,9 +51,9 @@ def test_the_head_of_a_request_outweighs_the_words_of_what_it_is_about() -> None
 
 
 def test_an_identifier_the_description_gives_is_the_value_when_said_as_words() -> None:
-    said = turn("add Linus Park to Distex as ppc specialist please")
-    offered = fill(parameters("assign_person"), said, {**KINDS, "client": ["Distex"]})
-    assert offered.choices["assignment_role"] == ["ppc_specialist"]
+    said = turn("could Maya Chen join Thorinox as account manager?")
+    offered = fill(parameters("assign_person"), said, {**KINDS, "client": ["Thorinox"]})
+    assert offered.choices["assignment_role"] == ["account_manager"]
     # Not said: any span of the message may be it, as before.
     other = fill(parameters("assign_person"), turn("add Linus Park to Distex as copywriter"), KINDS)
     assert "copywriter" in other.choices["assignment_role"]
