@@ -47,14 +47,7 @@ from graph.results import (
 )
 from tools.registry import ToolRegistry, open_registry, registry_for
 
-__all__ = [
-    "InvalidRequest",
-    "RunStatus",
-    "Runner",
-    "ToolCallRecord",
-    "TurnRequest",
-    "TurnResult",
-]
+__all__ = ["InvalidRequest", "RunStatus", "Runner", "ToolCallRecord", "TurnRequest", "TurnResult"]
 
 
 class Runner:
