@@ -45,7 +45,9 @@ class CreateBrandArgs(MappingArgs):
     """Arguments of create_brand."""
 
     client: Name
-    name: Annotated[Name, AfterValidator(str.strip)]
+    name: Annotated[Name, AfterValidator(str.strip)] = Field(
+        description="the new brand's name, e.g. 'Sunny Oats'"
+    )
 
 
 @declare(
@@ -58,6 +60,8 @@ class CreateBrandArgs(MappingArgs):
         "register a brand for a client",
         "Hooli is launching Zesty, set it up as a brand",
         "we signed a new brand, Fizz, for Initech",
+        "set up the brand Fizz under Initech",
+        "new brand for Globex: Crunchy Bits, on amazon_de",
     ),
     shows=Shows(
         fields=(*_BRAND_FIELDS, "mapping_complete"),
@@ -116,6 +120,9 @@ class UpdateBrandArgs(MappingArgs):
         "set the destination space of Crunchy Bits to Globex",
         "Zesty now sells on amazon_ca, update it",
         "map Fizz to the list Amazon US - Fizz",
+        "Sunny Oats should file under the list Oats Ops from now on",
+        "point Crunchy Bits at space Globex",
+        "move Zesty's tasks to the list Hooli Ops",
     ),
     shows=Shows(
         fields=_BRAND_FIELDS,
@@ -174,6 +181,7 @@ class ApplyRemediationArgs(Args):
         "remediate the broken brand destinations",
         "repair every brand mapping the audit flagged",
         "bulk-fix the missing destinations for Hooli",
+        "patch every brand that is missing a destination",
     ),
     shows=Shows(
         records="changed",

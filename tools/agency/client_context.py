@@ -140,6 +140,12 @@ def _fit(pack: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         "Acme's history and preferences",
         "list the notes on file for Globex",
         "are any notes kept about Hooli?",
+        "what's on file for Acme?",
+        "give me the background on Globex",
+        "what's the story with Initech?",
+        "has anything been noted about Hooli's pricing?",
+        "do we have Acme's payment terms written down?",
+        "jog my memory about Globex",
     ),
     shows=Shows(
         fields=(

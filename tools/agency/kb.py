@@ -38,6 +38,11 @@ class SearchKbArgs(BaseModel):
         "steps for setting up a promotion",
         "where's the guide on storefront design",
         "how should I write bullet points",
+        "what are the steps to file a return claim?",
+        "find the SOP for A+ content",
+        "look in the docs for packaging rules",
+        "what's our process for pausing a listing?",
+        "what do our guidelines say about brand voice",
     ),
     shows=Shows(
         records="results",

@@ -80,6 +80,8 @@ class CreateTaskArgs(Args):
         "can you log a task for Globex to renew the trademark?",
         "we need a task for Hooli to redo the A+ content",
         "task for Initech: audit the reviews, due Friday",
+        "open a task under Hooli to book the studio",
+        "new Globex to-do: translate the manual, due May 2",
     ),
     shows=Shows(
         fields=(
@@ -219,6 +221,7 @@ def _held(client: Client, person: TeamMember, role: str | None = None) -> Any:
         "put Lee on Initech as the ppc specialist",
         "Dana should join Hooli as analyst",
         "can you add Sam to the Acme team?",
+        "Lee is our new analyst on Hooli",
     ),
     shows=Shows(
         records="assignment",
@@ -259,6 +262,8 @@ async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any
         "unassign Lee as designer on Initech",
         "Sam has left the Hooli team, remove the assignment",
         "Dana doesn't work on Acme anymore",
+        "Sam is off the Globex account now",
+        "end Dana's designer role on Acme",
     ),
     shows=Shows(
         records="assignment",

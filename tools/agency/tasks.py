@@ -95,6 +95,11 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
         "list finished tasks for Globex",
         "anything due before Friday?",
         "what's blocked on the Hooli account",
+        "what has Dana got on her plate?",
+        "who is handling the listing photos task?",
+        "what is the due date of the trademark renewal?",
+        "where does the coupon setup task stand?",
+        "what's in Lee's queue",
     ),
     shows=Shows(
         records="tasks",

@@ -35,7 +35,7 @@ class CreateBookingArgs(BaseModel):
     check_in: date = Field(description="first night of the stay, YYYY-MM-DD")
     check_out: date = Field(description="departure day (no night is spent), YYYY-MM-DD")
     guests: int = Field(default=2, ge=1, le=MAX_GUESTS, description="people in the room")
-    guest_name: str = Field(min_length=1, max_length=200, description="who the room is for")
+    guest_name: str = Field(min_length=1, max_length=200, description="the guest's name")
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,8 @@ async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[
         "make a booking for the Nguyen family next weekend",
         "put Chris Wu in a Double Queen on the 8th for one night",
         "I'd like to book a room for Pat Jones",
+        "I need the King Suite reserved for the Garcia family, May 8-10",
+        "can I get a Queen for Sam Lee on June 3 to 5?",
     ),
     shows=Shows(
         fields=("guest_name", "check_in", "check_out", "guests", "total", "status"),

@@ -107,6 +107,11 @@ def _note(row: ClientMemoryNote, client: str) -> dict[str, Any]:
         "make a note that Initech's launch slipped to March",
         "Hooli only approves creatives on Mondays, keep that in memory",
         "for future reference, Acme hates emojis",
+        "jot down that Globex ships samples from Texas",
+        "make a note: Acme's CFO signs off every invoice",
+        "note that Hooli wants a report each month",
+        "for the record, Initech pays by card",
+        "add a note for Globex that returns go to Denver",
     ),
     shows=Shows(
         fields=("note.note", "note.client", "note.tags", "note.source", "reason"),
@@ -179,6 +184,10 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
         "that note about Initech is wrong, archive it",
         "we no longer need the Hooli note about Mondays",
         "forget that Acme wants calls on Mondays, it changed",
+        "stop remembering that Acme likes long titles",
+        "the Globex note on invoices is out of date, drop it",
+        "scrap the note about Hooli's deadlines",
+        "Initech doesn't ask for that anymore, delete the note",
     ),
     shows=Shows(fields=("note.note", "note.client"), lead={"archived": "Forgot the note"}),
 )
