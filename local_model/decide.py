@@ -196,12 +196,14 @@ class Decider:
         before = turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in argument_terms(_parameters(tool))]
-        goes_on = _GOES_ON.match(turn.ask) or not own_words(turn, hints.mentions, values)
-        if before is not None and before.ask and goes_on:
-            # A follow-up that goes on from the ask before ("and for coupons?") or says nothing
-            # of its own ("Distex's?") is read with it; else it is a request of its own.
+        own = own_words(turn, hints.mentions, values)
+        if before is not None and before.ask and (_GOES_ON.match(turn.ask) or not own):
+            # A follow-up that says nothing of its own ("Distex's?") is read with the ask
+            # before; one that goes on from it ("and for coupons?", "also note that …"), so
+            # read when that is surer than alone; else it is a request of its own.
             both = f"{before.ask} {turn.ask}"
-            tools = dict(self._intents.rank(_masked(both, hints.mentions), classes))
+            read = dict(self._intents.rank(_masked(both, hints.mentions), classes))
+            tools = read if not own or _surest(read, by_name) >= _surest(alone, by_name) else tools
         asked = set(before.asked) if before else set()
         knowing = asks_to_know(turn.ask)
         back = not turn.says_when and bool(before and dates("", before.values()))
@@ -216,6 +218,10 @@ class Decider:
         share = 1.0 - sum(talk.values())
         ranked = {**talk, **{n: share * tools[n] / weight for n in by_name}}
         return sorted(ranked.items(), key=lambda item: -item[1])
+
+
+def _surest(ranked: Mapping[str, float], tools: Mapping[str, Any]) -> float:
+    return max((p for n, p in ranked.items() if n in tools), default=0.0)
 
 
 def summary(tool: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
@@ -15,6 +15,7 @@ from local_model.conversation import Exchange, Plain, Times, Turn, says
 from local_model.grammar import alternatives
 
 MAX_SPAN_WORDS = 8
+PROSE = 1000  # an argument that may be this long holds prose (a note, a title), not a name
 EDGE = " \t\n\"'`.,;:!?()[]{}<>—–-"
 _FUNCTION_WORDS = """a an the this that these those it its is are was be to of for on in at by
     with from and or but so then there here me my we our us you your i he him his she her they
@@ -27,6 +28,7 @@ JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # pronouns that refer back
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
 _CUT = "\x00"
+_STOPS = ",;:!?()"  # punctuation that ends a clause
 _CODE = re.compile(r"^\w*(?:_|\d)\w*$")  # a word that reads as an id ("amazon_ca", "B0CGP12345")
 
 
@@ -62,6 +64,7 @@ def fill(
     again = {k: v for c in calls if keep or (leans and c.name == tool) for k, v in c.args.items()}
     written = [w for w in turn.times(said) if re.search(r"\d", said[slice(*w)])]
     ask = _blank(said, written) if dated else said  # a date, not text
+    records = [n for names in mentions.values() for n in names]
     result = Fill()
     for arg, prop in props.items():
         before = found if arg in required else asked
@@ -82,10 +85,16 @@ def fill(
         elif kinds == {"string"}:
             about = str(prop.get("description") or "")
             times = [turn.ask[a:b] for a, b in turn.times(turn.ask)] if turn.times(about) else []
+            prose = any(a.get("maxLength", 0) >= PROSE for a in options)
             texts = times or _texts(
-                arg, about, arg in required, ask, mentions, now, before, back, turn.times
+                arg, about, arg in required, ask, mentions, now, before, back, turn.times, prose
             )
-            choices = [t for t in texts if _fits(t, options)]
+            plain = FUNCTION_WORDS | {
+                *tool.split("_"),
+                *(bare(w) for w in " ".join(records).split()),
+            }
+            weak = [t for t in texts if prose and {bare(w) for w in t.split()} <= plain]
+            choices = [t for t in texts if _fits(t, options) and t not in weak]  # not "the note"
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(
@@ -123,57 +132,45 @@ def date_arguments(parameters: Mapping[str, Any], *, required_only: bool = False
     return [arg for arg in dated if arg in wanted or not required_only]
 
 
-def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """Two date arguments written the same day become that day's one night."""
-    first, *rest = date_arguments(parameters) or [""]
-    if not rest or args.get(first) is None or args.get(first) != args.get(rest[0]):
-        return args
-    try:
-        after = date.fromisoformat(str(args[first])) + timedelta(days=1)
-    except ValueError:
-        return args
-    return {**args, rest[0]: after.isoformat()}
-
-
-def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:
-    """A text value without another's at its end ("… for Acme"); a phrase (no time) capitalized."""
-    for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
-        ends = [start for start, end in says(value, other) if end == len(value)]
-        words = value[: ends[-1]].split() if ends else []
-        if len(words) > 1 and bare(words[-1]) in JOINING_WORDS:
-            value = " ".join(words[:-1])
-    if " " not in value or list(times(value)) == [(0, len(value))]:
-        return value
-    return value[:1].upper() + value[1:]
-
-
-def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
-    """Whether a text value says only function words, the tool's name or others' values."""
-    if not isinstance(value, str):
-        return False
-    others = " ".join(str(v) for k, v in args.items() if k != arg and isinstance(v, str))
-    own = FUNCTION_WORDS | set(tool.split("_")) | {bare(w) for w in others.split()}
-    return all(bare(w) in own for w in value.split())
-
-
 def bare(word: str) -> str:
     """A word as compared: folded, without edge punctuation or a possessive ("Acme's")."""
     return re.sub(r"['’]s$", "", word.strip(EDGE).casefold())
 
 
-def spans(text: str) -> list[str]:
-    """The message and its runs of words (edges cut), longest first, never across a `_blank`."""
+def spans(text: str, edges: frozenset[str] | None = None) -> list[str]:
+    """The message and its runs of words (edges cut), longest first, never across a `_blank`.
+
+    With `edges`, only clauses: runs with punctuation, one of `edges` or nothing on each side
+    ("add a task for Acme to | reply to the reviews |", never "reviews" alone).
+    """
     parts = [line.split() for part in text.split(_CUT) for line in part.splitlines()]
     whole = len(parts) == 1 and len(text.split()) <= 2 * MAX_SPAN_WORDS
     found = [text.strip(EDGE)] if whole else []
     for size in range(MAX_SPAN_WORDS, 0, -1):
         for words in parts:
-            for start in range(len(words) - size + 1):
-                span = re.sub(r"['’]s$", "", " ".join(words[start : start + size]).strip(EDGE))
+            for start, end in ((s, s + size) for s in range(len(words) - size + 1)):
+                span = re.sub(r"['’]s$", "", " ".join(words[start:end]).strip(EDGE))
                 ends = span.split()[:: max(1, len(span.split()) - 1)]
-                if span and not any(bare(w) in JOINING_WORDS for w in ends):
+                joins = any(bare(w) in JOINING_WORDS for w in ends)
+                clause = edges is None or all(
+                    i in (0, len(words))
+                    or bare(words[i - (i == start)]) in edges
+                    or words[i - 1][-1] in _STOPS
+                    for i in (start, end)
+                )
+                if span and clause and not joins and not _splits_name(words, start, end):
                     found.append(span)
     return list(dict.fromkeys(found))
+
+
+def _splits_name(words: list[str], start: int, end: int) -> bool:
+    """Whether `words[start:end]` cuts a run of capitalized words, a name ("Yusuf | Demir")."""
+    return any(
+        1 < i < len(words)
+        and all(w[:1].isupper() for w in words[i - 1 : i + 1])
+        and words[i - 1][-1].isalnum()
+        for i in (start, end)
+    )
 
 
 def _texts(
@@ -186,8 +183,12 @@ def _texts(
     before: dict[str, list[Plain]],
     back: bool,
     times: Times,
+    prose: bool,
 ) -> list[str]:
-    """A string argument's values: a record of its kind, a name, or any span of the message."""
+    """A string argument's values: a record of its kind, a name, or a span of the message.
+
+    Of prose (a note, a title), only the spans that are clauses (`spans`).
+    """
     results = [v for v in now.get(arg, []) if isinstance(v, str)]
     earlier = [v for v in before.get(arg, []) if isinstance(v, str)]
     given = [c.strip(EDGE) for c in about.partition("e.g.")[2].split(";")[0].split(",")]
@@ -200,9 +201,12 @@ def _texts(
     named = [n for kind in described for n in mentions[kind]]
     if required:  # a record of the kind the one before had (only it when "their"), or any span
         kept = [v for kind in described for v in before.get(kind, []) if isinstance(v, str)]
-        spoken = [s for s in spans(ask) if not _NUMBER.fullmatch(s)]
+        records = {bare(w) for names in mentions.values() for n in names for w in n.split()}
+        said = spans(ask, JOINING_WORDS | records | {""}) if prose else spans(ask)
+        spoken = [s for s in said if not _NUMBER.fullmatch(s)]
         message = [s for s in spoken if list(times(s)) != [(0, len(s))]]  # a time alone: no text
-        return named or (kept if back else []) or [*results, *kept, *message]
+        names = name_spans(ask, mentions, times) if "name" in about.casefold() else []
+        return named or (kept if back else []) or [*results, *kept, *(names or message)]
     if described:
         return named or results or earlier
     codes = any(_CODE.match(c) for c in given[:1])  # its first example: "e.g. 'amazon_us'"
@@ -218,7 +222,10 @@ def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
 def name_spans(
     text: str, mentions: Mapping[str, Sequence[str]], times: Times, *, codes: bool = False
 ) -> list[str]:
-    """Names: capitalized spans not opening the message, not a time or record (`codes`: ids too)."""
+    """Names: capitalized spans, not a time or record (`codes`: ids too).
+
+    One that opens the message counts only when each word is capitalized ("Grace Hopper is").
+    """
     named = [n for names in mentions.values() for n in names]
     records = [span for n in named for span in says(text, n)]
     quiet = _blank(text, [*times(text), *records])
@@ -226,8 +233,11 @@ def name_spans(
     return [
         span
         for span in spans(quiet)
-        if (span[:1].isupper() or (codes and _CODE.match(span)))
-        and not (span.split()[0] == first and text.lstrip(EDGE).startswith(first))
+        if (
+            (span[:1].isupper() or (codes and _CODE.match(span)))
+            and not (span.split()[0] == first and text.lstrip(EDGE).startswith(first))
+        )
+        or (" " in span and span.istitle() and text.lstrip(EDGE).startswith(span))
     ]
 
 

@@ -6,15 +6,16 @@ A call the message did not really give becomes a question instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import date, timedelta
 from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Turn
+from local_model.conversation import Times, Turn, says
 from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
 from local_model.replies import ask_for
-from local_model.values import as_span, bare, fill, tidied, weak
+from local_model.values import FUNCTION_WORDS, JOINING_WORDS, bare, date_arguments, fill
 
 ARGS_MAX_TOKENS = 160
 Complete = Callable[[str, Any, int], str]
@@ -50,6 +51,39 @@ def write_call(
     if unsaid:
         return None, ask_for(unsaid, summary)
     return {**call, "args": args}, ""
+
+
+def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """Two date arguments written the same day become that day's one night."""
+    first, *rest = date_arguments(parameters) or [""]
+    if not rest or args.get(first) is None or args.get(first) != args.get(rest[0]):
+        return args
+    try:
+        after = date.fromisoformat(str(args[first])) + timedelta(days=1)
+    except ValueError:
+        return args
+    return {**args, rest[0]: after.isoformat()}
+
+
+def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:
+    """A text value without another's at its end ("… for Acme"); a phrase (no time) capitalized."""
+    for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
+        ends = [start for start, end in says(value, other) if end == len(value)]
+        words = value[: ends[-1]].split() if ends else []
+        if len(words) > 1 and bare(words[-1]) in JOINING_WORDS:
+            value = " ".join(words[:-1])
+    if " " not in value or list(times(value)) == [(0, len(value))]:
+        return value
+    return value[:1].upper() + value[1:]
+
+
+def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
+    """Whether a text value says only function words, the tool's name or others' values."""
+    if not isinstance(value, str):
+        return False
+    others = " ".join(str(v) for k, v in args.items() if k != arg and isinstance(v, str))
+    own = FUNCTION_WORDS | set(tool.split("_")) | {bare(w) for w in others.split()}
+    return all(bare(w) in own for w in value.split())
 
 
 def _once(args: dict[str, Any], required: set[str], records: set[str]) -> dict[str, Any]:

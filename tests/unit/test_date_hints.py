@@ -34,6 +34,10 @@ MONDAY = date(2025, 1, 6)
         ("the weekend after next", "2025-01-24", 2),
         ("next week", "2025-01-13", 7),
         ("the week after next", "2025-01-20", 7),
+        # A weekday said as "the coming …" or with a possessive is its next such day.
+        ("the coming Thursday", "2025-01-09", 1),
+        ("this coming Monday", "2025-01-06", 1),
+        ("Saturday's", "2025-01-11", 1),
     ],
 )
 def test_phrases_read_from_the_run_date(hint: str, check_in: str, nights: int) -> None:

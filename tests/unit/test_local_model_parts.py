@@ -16,8 +16,8 @@ from local_model.conversation import ASKED, Call, Exchange, Result, Turn, read_t
 from local_model.decide import SURE_OF_CHANGE, Decider, asks_to_know
 from local_model.intent import SMALL_TALK
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.values import as_span, fill, spans, weak
-from local_model.writing import write_call
+from local_model.values import fill, spans
+from local_model.writing import as_span, weak, write_call
 from tools.calendar.time_phrases import time_phrases
 from tools.registry import default_registry
 

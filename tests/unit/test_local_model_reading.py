@@ -1,4 +1,4 @@
-"""How the local model reads a request: its head, and identifiers said as words."""
+"""How the local model reads a request: its head, identifiers said as words, names and prose."""
 
 from __future__ import annotations
 
@@ -66,3 +66,33 @@ def test_only_capitalized_words_count_as_a_name_not_the_words_after_one() -> Non
     assert {"photos", "white", "backgrounds"} <= own_words(note, {"client": ["Thorinox"]}, [])
     guest = Turn(turn("and for Noor Aziz?").now, before)
     assert own_words(guest, KINDS, []) == set()  # a new name alone goes on from the ask before
+
+
+def test_a_name_is_offered_whole_never_cut_in_two() -> None:
+    stay = turn("put Ines Duarte in the King Suite for tonight")
+    guests = fill(parameters("create_booking"), stay, {**KINDS, "room_type": ["King Suite"]})
+    assert "Ines Duarte" in guests.choices["guest_name"]
+    assert not {"Ines", "Duarte"} & set(guests.choices["guest_name"])
+    # Opening the message, each word capitalized: a name too, not a sentence's first word.
+    joins = fill(parameters("assign_person"), turn("Zoe Adams joins Distex as designer"), KINDS)
+    assert "Zoe Adams" in joins.choices["person"]
+
+
+def test_prose_is_offered_as_clauses_without_the_request_or_a_record_alone() -> None:
+    mentions = {**KINDS, "client": ["Distex"]}
+    task = fill(
+        parameters("create_task"),
+        turn("add a to-do for Distex to answer the lamp reviews"),
+        mentions,
+        "create_task",
+    )
+    assert "answer the lamp reviews" in task.choices["title"]
+    assert not {"reviews", "answer the lamp", "Distex"} & set(task.choices["title"])
+    note = fill(
+        parameters("remember_client_note"),
+        turn("Remember that Distex pays by card"),
+        mentions,
+        "remember_client_note",
+    )
+    assert {"Distex pays by card", "pays by card"} <= set(note.choices["note"])
+    assert not {"Remember", "Distex"} & set(note.choices["note"])  # no fact in either

@@ -40,7 +40,9 @@ _NIGHTS_FROM = re.compile(rf"({_NUMBER}) nights? (?:from|starting|starting on|be
 _FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
 # How long, not when: dateparser would read "3 weeks" as "in 3 weeks".
 _DURATION = re.compile(rf"(?:{_NUMBER}) (?:day|week|month|year)s?")
-_WEEKDAY = re.compile(rf"(?:(this|next) )?({'|'.join(WEEKDAYS)})(?: night)?")
+_WEEKDAY = re.compile(
+    rf"(?:(this|next|coming|this coming) )?({'|'.join(WEEKDAYS)})(?:'s)?(?: night)?"
+)
 
 # A date written out, alone or as a range: what `stated_stays` reads from a message. A day
 # in "the week(end) of December 12" is not the stay, so it is left to the date reader.
@@ -70,8 +72,8 @@ def parse_date_hint(hint: str, today: date) -> Stay:
       * "this week": today to Sunday, checking out the Monday after (on a Sunday, one night).
       * "next week": Monday of next calendar week, seven nights; "the week after next" and
         "the weekend after next" are a week later than "next week" and "next weekend".
-      * "friday" / "this friday": the next Friday on or after today; "next friday": the
-        Friday of next calendar week.
+      * "friday" / "this friday" / "the coming friday" / "friday's": the next Friday on or
+        after today; "next friday": the Friday of next calendar week.
       * Dates without a year: the next such date on or after today; a day of the month
         said alone ("the 19th to the 21st"), the next such day.
       * Other phrases of one day ("in 3 days", "the day after tomorrow", "in a fortnight"):
