@@ -221,6 +221,7 @@ class Decider:
 
 
 def _surest(ranked: Mapping[str, float], tools: Mapping[str, Any]) -> float:
+    """The probability of the likeliest of `tools` in `ranked`."""
     return max((p for n, p in ranked.items() if n in tools), default=0.0)
 
 

@@ -93,8 +93,8 @@ def fill(
                 *tool.split("_"),
                 *(bare(w) for w in " ".join(records).split()),
             }
-            weak = [t for t in texts if prose and {bare(w) for w in t.split()} <= plain]
-            choices = [t for t in texts if _fits(t, options) and t not in weak]  # not "the note"
+            hollow = [t for t in texts if prose and {bare(w) for w in t.split()} <= plain]
+            choices = [t for t in texts if _fits(t, options) and t not in hollow]  # "the note"
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(
