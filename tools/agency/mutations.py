@@ -51,15 +51,9 @@ class CreateTaskArgs(Args):
     """Arguments of create_task."""
 
     client: Name = Field(description="client name, e.g. Thorinox")
-    title: Annotated[
-        str,
-        Field(
-            min_length=1,
-            max_length=20_000,
-            description="the work to do, e.g. Update the listing photos",
-        ),
-        AfterValidator(not_blank),
-    ]
+    title: Annotated[str, AfterValidator(not_blank)] = Field(
+        min_length=1, max_length=20000, description="the work to do, e.g. Update the listing photos"
+    )
     details: str = Field(default="", max_length=50_000, description="what was asked, verbatim")
     brand: Name | None = None
     assignee: Name | None = Field(default=None, description="team member name")
