@@ -1,7 +1,7 @@
-"""The local model's two sets of asks: the tuning set and held-out v3 (bench/asks/).
+"""The local model's two sets of asks: the tuning set and held-out v4 (bench/asks/).
 
-The tuning set may be looked at and tuned to (it holds the retired held-out v1 and v2 too);
-held-out v3 only measures, and the bench reports it as totals alone. Both are plain YAML so
+The tuning set may be looked at and tuned to (it holds the retired held-out v1, v2 and v3 too);
+held-out v4 only measures, and the bench reports it as totals alone. Both are plain YAML so
 a reader sees every ask, what answers it, and the facts the answer must hold.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Literal
 import yaml
 
 FOLDER = Path(__file__).with_name("asks")
-SetName = Literal["tuning", "held_out_v3"]
+SetName = Literal["tuning", "held_out_v4"]
 KINDS = ("tool", "small_talk", "follow_up", "ask_to_know")
 
 

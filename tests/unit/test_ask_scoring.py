@@ -35,7 +35,7 @@ BOOKING = Ask(
     options=("check in|check-in|date", "room type"),
 )
 HELLO = Ask(text="hi there", kind="small_talk", tools=(), facts=())
-ABILITIES_ASK = Ask(text="what are you good at?", kind="small_talk", tools=(), facts=("approve",))
+ABILITIES_ASK = Ask(text="list your skills", kind="small_talk", tools=(), facts=("approve",))
 THANKS = Ask(text="many thanks", kind="small_talk", tools=(), facts=("welcome",))
 
 
