@@ -60,7 +60,7 @@ class CreateBrandArgs(MappingArgs):
         "register a brand for a client",
         "Hooli is launching Zesty, set it up as a brand",
         "we signed a new brand, Fizz, for Initech",
-        "set up the brand Fizz under Initech",
+        "Initech has a new brand, Fizz",
         "new brand for Globex: Crunchy Bits, on amazon_de",
     ),
     shows=Shows(
@@ -121,7 +121,7 @@ class UpdateBrandArgs(MappingArgs):
         "Zesty now sells on amazon_ca, update it",
         "map Fizz to the list Amazon US - Fizz",
         "Sunny Oats should file under the list Oats Ops from now on",
-        "point Crunchy Bits at space Globex",
+        "Crunchy Bits' work belongs in the Globex space",
         "move Zesty's tasks to the list Hooli Ops",
     ),
     shows=Shows(
@@ -181,7 +181,7 @@ class ApplyRemediationArgs(Args):
         "remediate the broken brand destinations",
         "repair every brand mapping the audit flagged",
         "bulk-fix the missing destinations for Hooli",
-        "patch every brand that is missing a destination",
+        "repair all the routing the audit flagged",
     ),
     shows=Shows(
         records="changed",

@@ -74,8 +74,8 @@ class CreateTaskArgs(Args):
         "can you log a task for Globex to renew the trademark?",
         "we need a task for Hooli to redo the A+ content",
         "task for Initech: audit the reviews, due Friday",
-        "open a task under Hooli to book the studio",
-        "new Globex to-do: translate the manual, due May 2",
+        "Hooli needs someone to book the studio, make it a task",
+        "Globex wants the manual in Spanish by May 2, track that",
     ),
     shows=Shows(
         fields=(
@@ -256,8 +256,8 @@ async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any
         "unassign Lee as designer on Initech",
         "Sam has left the Hooli team, remove the assignment",
         "Dana doesn't work on Acme anymore",
-        "Sam is off the Globex account now",
-        "end Dana's designer role on Acme",
+        "unassign Sam from Globex",
+        "Dana stops designing for Acme, take her off",
     ),
     shows=Shows(
         records="assignment",

@@ -99,8 +99,8 @@ class ResolveDateHintArgs(BaseModel):
         "one night during Hanukkah",
         "is Labor Day on a Monday",
         "how long is Sukkot",
-        "what date does Thanksgiving fall on next year?",
-        "Presidents' Day, which date is it?",
+        "Thanksgiving next year is on which date?",
+        "the date of Presidents' Day",
     ),
     shows=Shows(
         fields=("holiday", "start", "end", "days", "note", "observed", "estimated"),

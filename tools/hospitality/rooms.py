@@ -127,8 +127,8 @@ async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[
         "make a booking for the Nguyen family next weekend",
         "put Chris Wu in a Double Queen on the 8th for one night",
         "I'd like to book a room for Pat Jones",
-        "I need the King Suite reserved for the Garcia family, May 8-10",
-        "can I get a Queen for Sam Lee on June 3 to 5?",
+        "put the Garcia family in the King Suite from May 8 to 10",
+        "Sam Lee needs a Queen, June 3 to 5",
     ),
     shows=Shows(
         fields=("guest_name", "check_in", "check_out", "guests", "total", "status"),
