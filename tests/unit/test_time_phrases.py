@@ -36,6 +36,9 @@ def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> N
     assert says_when("due in March") and not says_when("Remember that Thorinox prefers email")
     assert said("the date two weeks from today?") == ["two weeks from today"]
     assert said("rooms in 3 days") == ["in 3 days"] and not says_when("stay 3 days")
+    # "a" counts one, and a fortnight is a count of its own: read whole, not "fortnight".
+    assert said("free in a fortnight?") == ["in a fortnight"]
+    assert said("an audit a week from today") == ["a week from today"]
 
 
 def test_a_time_after_that_refers_back_unless_it_says_which_anew() -> None:
@@ -52,6 +55,8 @@ def test_a_week_after_next_is_read_whole() -> None:
 def test_holidays_are_those_of_the_run_date_year_and_the_next() -> None:
     assert said("rooms over Diwali?") == ["Diwali"]
     assert said("a task due before Thanksgiving") == ["Thanksgiving"]
+    # The names resolve_holiday knows besides the calendars' own ("Washington's Birthday").
+    assert said("the date of Presidents Day?") == ["Presidents Day"]
 
 
 def test_the_date_reader_declares_where_a_message_says_what_it_reads() -> None:

@@ -15,11 +15,11 @@ from functools import cache
 import holidays
 
 from tools.calendar.date_hints import NUMBER_WORDS
-from tools.calendar.holiday_lookup import DEFAULT_CALENDARS
+from tools.calendar.holiday_lookup import ALIASES, DEFAULT_CALENDARS, FIXED_DATE_OBSERVANCES
 
 RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
 _AMOUNT = rf"(?:\d+|{'|'.join(NUMBER_WORDS)})\s+"
-_COUNT = rf"{_AMOUNT}(?:day|week|month)s?"
+_COUNT = rf"(?:{_AMOUNT}|an?\s+)(?:day|week|fortnight|month)s?"
 _OFFSET = rf"in\s+{_COUNT}|{_COUNT}\s+(?:from\s+(?:today|now|tomorrow)|later|ago)"
 """A time some days, weeks or months from now ("in two weeks", "3 days from today")."""
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
@@ -38,7 +38,8 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
     A calendar name that is also a common word ("may", "march", "sat") counts only written
     as a name, capitalized or beside a number. A time after "that" refers back ("that weekend")
     unless it says which anew ("that next Friday"). Holidays are those of `today`'s year and
-    the next, in the calendars `resolve_holiday` searches.
+    the next, in the calendars `resolve_holiday` searches, and the other names it resolves
+    ("Presidents Day", "xmas").
     """
     spans = []
     for found in _pattern(today.year).finditer(text):
@@ -58,6 +59,7 @@ def _pattern(year: int) -> re.Pattern[str]:
         categories = holidays.country_holidays(country).supported_categories
         found = holidays.country_holidays(country, years=(year, year + 1), categories=categories)
         names |= {_holiday(name) for value in found.values() for name in value.split("; ")}
+    names |= {_holiday(name) for name in (*ALIASES, *FIXED_DATE_OBSERVANCES)}  # as it resolves
     words = "|".join(sorted((re.escape(n) for n in names if n), key=len, reverse=True))
     # A name with the days and year written beside it: "10 December", "Dec 20-22, 2026".
     named = (
