@@ -106,6 +106,21 @@ async def test_gather_searches_the_workspace(workspace) -> None:
     assert "Coupon code setup SOP" in update["context_block"]
 
 
+async def test_gather_finds_a_task_named_by_its_whole_title(workspace) -> None:
+    state = {
+        "messages": [HumanMessage("who has the q1 ppc budget review?", id="m1")],
+        "turn_start_id": "m1",
+    }
+    update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+    tasks = [s for s in update["sources"] if s["type"] == "task"]
+    assert [s["reference"] for s in tasks] == ["Q1 PPC budget review"]
+    assert "in_progress, assigned to Linus Park, due 2026-12-15" in tasks[0]["excerpt"]
+    # Words of a title are not a mention of it: only the whole title names the task.
+    state["messages"] = [HumanMessage("any budget review due soon?", id="m1")]
+    update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+    assert not [s for s in update["sources"] if s["type"] == "task"]
+
+
 async def test_gather_finds_the_records_of_the_ask_a_question_put_off(workspace) -> None:
     asked = [
         HumanMessage("add a task for Thorinox to refresh the images", id="m1"),

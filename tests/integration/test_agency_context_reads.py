@@ -162,6 +162,9 @@ async def test_list_tasks_filters(tool_ctx) -> None:
     assert await titles(client="Thorinox", status="in_progress", assignee="Linus Park") == [
         "Q1 PPC budget review"
     ]
+    # By words of the title, any case; LIKE's wildcards are taken as written.
+    assert await titles(task="ppc BUDGET review") == ["Q1 PPC budget review"]
+    assert await titles(task="%") == [] and await titles(task="budget_review") == []
     limited = await call(list_tasks, tool_ctx(), limit=1)
     assert limited["count"] == 1 and limited["more"] is True
     nobody = await call(list_tasks, tool_ctx(), assignee="Zzyzx Qwerty")

@@ -22,7 +22,7 @@ PACK = Pack(
         *brands.TOOLS,
     ),
     sources=(workspace_sources,),
-    records=("client", "brand"),
+    records=("client", "brand", "task"),
     migrations=HERE / "migrations" / "versions",
     seed=seed_agency,
     scenarios=HERE / "scenarios",

@@ -1,7 +1,7 @@
 """The agency pack's sources for gather: what a message points at in the workspace.
 
-Clients and brands it mentions, those clients' memory notes, and the knowledge base's best
-documents for it, found without a model call.
+Clients, brands and tasks it mentions, those clients' memory notes, and the knowledge base's
+best documents for it, found without a model call.
 """
 
 from __future__ import annotations
@@ -9,22 +9,26 @@ from __future__ import annotations
 import re
 
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import name_key
 from core.state import Source
 from tools import names
-from tools.agency.models import Brand, Client, ClientMemoryNote
+from tools.agency.models import Brand, Client, ClientMemoryNote, Task
 from tools.agency.search import search
+from tools.agency.tasks import tasks_query
 from tools.declaration import GatherContext
 
 KB_HITS = 3
 MEMORY_NOTES = 5
+TASK_TITLES = 2000
+"""The latest tasks whose titles a message may name whole ("is the Q1 PPC budget review done?")."""
 EXCERPT_CHARS = 300
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
-    """Mentioned clients and brands, those clients' memory notes, then KB hits."""
+    """Mentioned clients, brands and tasks, those clients' memory notes, then KB hits."""
     db = ctx.db
     if db is None:
         return []
@@ -76,6 +80,7 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
                 }
             )
             mentioned.setdefault(brand.client_id, client)
+        sources += await _tasks(session, key)
         if mentioned:
             notes = await session.execute(
                 select(ClientMemoryNote)
@@ -107,6 +112,26 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
                 }
             )
     return sources
+
+
+async def _tasks(session: AsyncSession, key: str) -> list[Source]:
+    """The tasks whose whole title the message says, with their status, owner and due date."""
+    latest = select(Task.id, Task.title).order_by(Task.id.desc()).limit(TASK_TITLES)
+    ids = [i for i, title in (await session.execute(latest)).all() if _mentions(key, title)]
+    if not ids:
+        return []
+    found = await session.execute(tasks_query().where(Task.id.in_(ids)).order_by(Task.id))
+    return [
+        {
+            "type": "task",
+            "label": "workspace task",
+            "reference": task.title,
+            "excerpt": f"task {task.title} of {client}: {task.status}, "
+            f"{f'assigned to {person}' if person else 'unassigned'}, "
+            f"{f'due {task.due_date.isoformat()}' if task.due_date else 'no due date'}",
+        }
+        for task, client, _, person in found.all()
+    ]
 
 
 def _mentions(padded_query_key: str, name: str) -> bool:

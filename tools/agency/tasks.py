@@ -1,4 +1,4 @@
-"""The agency pack's task listing: tasks filtered by client, status, assignee, brand, due."""
+"""The agency pack's task listing: tasks filtered by client, status, assignee, brand, due, title."""
 
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ class ListTasksArgs(BaseModel):
     assignee: NameArg | None = Field(default=None, description="a team member's name")
     brand: NameArg | None = None
     due_before: date | None = Field(default=None, description="YYYY-MM-DD, exclusive")
+    task: str | None = Field(
+        default=None, min_length=1, max_length=200, description="words of the task's title"
+    )
     limit: int = Field(default=20, ge=1, le=100)
 
 
@@ -80,7 +83,14 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
         conditions.append(Task.status == args.status)
     if args.due_before is not None:
         conditions.append(Task.due_date < args.due_before)
+    if args.task is not None:  # "the trademark renewal": a task asked about by its title
+        conditions.append(Task.title.ilike(f"%{_escaped(args.task.strip())}%", escape="\\"))
     return conditions
+
+
+def _escaped(text: str) -> str:
+    """`text` with LIKE's wildcards taken literally."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 @declare(
@@ -100,6 +110,9 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
         "what is the due date of the trademark renewal?",
         "status of the coupon setup task?",
         "tasks Lee owns",
+        "anything Sam owns that's blocked?",
+        "tasks tied to the Zesty brand",
+        "what does Dana have going on",
     ),
     shows=Shows(
         records="tasks",
@@ -108,11 +121,11 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
     ),
 )
 async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:
-    """List tasks, filtered by client, status, assignee, brand and due date.
+    """List tasks, filtered by client, status, assignee, brand, due date and title.
 
-    Names are matched tolerantly. `due_before` keeps tasks due strictly before that date
-    (tasks without a due date are then left out). Ordered by due date (undated last),
-    then id.
+    Names are matched tolerantly; `task` keeps the tasks whose title holds those words.
+    `due_before` keeps tasks due strictly before that date (tasks without a due date are then
+    left out). Ordered by due date (undated last), then id.
 
     Returns:
         {"count", "more" (true when `limit` cut the list), "tasks": [{"id", "title",
@@ -121,7 +134,8 @@ async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:
 
     Examples:
         {"client": "Thorinox", "status": "open"}, {"assignee": "Omar"},
-        {"brand": "Garlic Press", "client": "Thorinox"}, {"due_before": "2026-12-10"}.
+        {"brand": "Garlic Press", "client": "Thorinox"}, {"due_before": "2026-12-10"},
+        {"task": "PPC budget review"}.
     """
     async with ctx.database().session() as session:
         conditions = await _task_filters(session, args)
