@@ -21,6 +21,9 @@ CLOSE = 0.0
 SURE_OF_CHANGE = 0.25
 """Below this share of the tools' probability a change is asked about (cross-validated too)."""
 ANSWER = 1.0  # added to the tools a question of this model's asked about: the next answers it
+UNTIMED = 0.05
+"""Weighs a tool that reads a time when the thread says none: every tuning ask for one says a
+time, five in six others none (the likelihood ratio of saying none, smoothed, is about this)."""
 _REQUEST = re.compile(
     r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
 )
@@ -207,10 +210,12 @@ class Decider:
         asked = set(before.asked) if before else set()
         knowing = asks_to_know(turn.ask)
         back = not turn.says_when and bool(before and dates("", before.values()))
+        untimed = not turn.says_when and not (before and turn.times(before.ask))
         for name in tools:  # nothing to know is changed; dates found are not read anew ("then")
-            refers_back = back and _reads_time(by_name.get(name), turn)
-            if (knowing and name in hints.changing) or refers_back:
+            reads_time = _reads_time(by_name.get(name), turn)
+            if (knowing and name in hints.changing) or (back and reads_time):
                 tools[name] = 0.0
+            tools[name] *= UNTIMED if reads_time and untimed else 1.0
             tools[name] += ANSWER * (name in asked)
         # Whether it is small talk is read from the message alone; which tool, in context.
         talk = {n: p for n, p in alone.items() if n not in by_name}

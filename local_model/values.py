@@ -89,12 +89,8 @@ def fill(
             texts = times or _texts(
                 arg, about, arg in required, ask, mentions, now, before, back, turn.times, prose
             )
-            plain = FUNCTION_WORDS | {
-                *tool.split("_"),
-                *(bare(w) for w in " ".join(records).split()),
-            }
-            hollow = [t for t in texts if prose and {bare(w) for w in t.split()} <= plain]
-            choices = [t for t in texts if _fits(t, options) and t not in hollow]  # "the note"
+            empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
+            choices = [t for t in texts if _fits(t, options) and t not in empty]
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(
@@ -115,6 +111,12 @@ def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequenc
     told = {bare(w) for s in said for w in s.replace("_", " ").split()} | FUNCTION_WORDS | {""}
     words = {bare(w) for w in turn.ask.split() if not _NUMBER.fullmatch(w.strip(EDGE))}
     return {w for w in words if w not in told and w.removesuffix("s") not in told}
+
+
+def hollow(text: str, tool: str, others: Sequence[str]) -> bool:
+    """Whether `text` says only function words, the tool's name or the words of `others`."""
+    plain = FUNCTION_WORDS | set(tool.split("_")) | {bare(w) for o in others for w in o.split()}
+    return {bare(w) for w in text.split()} <= plain
 
 
 def argument_terms(parameters: Mapping[str, Any]) -> list[str]:
@@ -224,7 +226,8 @@ def name_spans(
 ) -> list[str]:
     """Names: capitalized spans, not a time or record (`codes`: ids too).
 
-    One that opens the message counts only when each word is capitalized ("Grace Hopper is").
+    One that opens the message counts only when each word is capitalized and none is a function
+    word ("Grace Hopper is", not "Before I email").
     """
     named = [n for names in mentions.values() for n in names]
     records = [span for n in named for span in says(text, n)]
@@ -237,7 +240,12 @@ def name_spans(
             (span[:1].isupper() or (codes and _CODE.match(span)))
             and not (span.split()[0] == first and text.lstrip(EDGE).startswith(first))
         )
-        or (" " in span and span.istitle() and text.lstrip(EDGE).startswith(span))
+        or (
+            " " in span
+            and span.istitle()
+            and text.lstrip(EDGE).startswith(span)
+            and not {bare(w) for w in span.split()} & FUNCTION_WORDS
+        )  # "Before I email" names no one
     ]
 
 

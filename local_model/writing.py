@@ -15,7 +15,7 @@ from local_model.conversation import Times, Turn, says
 from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
 from local_model.replies import ask_for
-from local_model.values import FUNCTION_WORDS, JOINING_WORDS, bare, date_arguments, fill
+from local_model.values import JOINING_WORDS, bare, date_arguments, fill, hollow
 
 ARGS_MAX_TOKENS = 160
 Complete = Callable[[str, Any, int], str]
@@ -47,7 +47,8 @@ def write_call(
     args = _once(as_span(call["args"], parameters), required, set(mentions))
     texts = [a for a in required if a not in mentions and isinstance(args.get(a), str)]
     args |= {a: tidied(args[a], a, args, turn.times) for a in texts}
-    unsaid = [a for a in texts if a in offered.choices and weak(args[a], a, args, name)]
+    others = {a: [str(v) for k, v in args.items() if k != a and isinstance(v, str)] for a in texts}
+    unsaid = [a for a in texts if a in offered.choices and hollow(args[a], name, others[a])]
     if unsaid:
         return None, ask_for(unsaid, summary)
     return {**call, "args": args}, ""
@@ -75,15 +76,6 @@ def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:
     if " " not in value or list(times(value)) == [(0, len(value))]:
         return value
     return value[:1].upper() + value[1:]
-
-
-def weak(value: Any, arg: str, args: dict[str, Any], tool: str) -> bool:
-    """Whether a text value says only function words, the tool's name or others' values."""
-    if not isinstance(value, str):
-        return False
-    others = " ".join(str(v) for k, v in args.items() if k != arg and isinstance(v, str))
-    own = FUNCTION_WORDS | set(tool.split("_")) | {bare(w) for w in others.split()}
-    return all(bare(w) in own for w in value.split())
 
 
 def _once(args: dict[str, Any], required: set[str], records: set[str]) -> dict[str, Any]:

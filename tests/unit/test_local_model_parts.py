@@ -16,8 +16,8 @@ from local_model.conversation import ASKED, Call, Exchange, Result, Turn, read_t
 from local_model.decide import SURE_OF_CHANGE, Decider, asks_to_know
 from local_model.intent import SMALL_TALK
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.values import fill, spans
-from local_model.writing import as_span, weak, write_call
+from local_model.values import fill, hollow, spans
+from local_model.writing import as_span, write_call
 from tools.calendar.time_phrases import time_phrases
 from tools.registry import default_registry
 
@@ -294,12 +294,11 @@ def test_a_text_argument_about_times_takes_the_times_and_no_number_alone() -> No
     assert "2026" not in offered.choices["query"] and "budgets" in offered.choices["query"]
 
 
-def test_a_value_the_message_did_not_give_is_weak_and_one_day_is_a_night() -> None:
-    args = {"client": "Distex", "note": "Distex"}
-    assert weak("Distex", "note", args, "remember_client_note")
-    assert weak("note", "note", {"note": "note"}, "forget_client_note")
-    assert weak("the Thorinox note", "note", {"client": "Thorinox"}, "forget_client_note")
-    assert not weak("wants weekly status reports", "note", args, "remember_client_note")
+def test_a_value_the_message_did_not_give_is_hollow_and_one_day_is_a_night() -> None:
+    assert hollow("Distex", "remember_client_note", ["Distex"])
+    assert hollow("note", "forget_client_note", [])
+    assert hollow("the Thorinox note", "forget_client_note", ["Thorinox"])
+    assert not hollow("wants weekly status reports", "remember_client_note", ["Distex"])
     span = as_span(
         {"check_in": "2026-12-25", "check_out": "2026-12-25"}, parameters("get_availability")
     )
@@ -414,9 +413,9 @@ def test_a_tool_that_reads_a_time_is_not_chosen_when_none_is_said() -> None:
     after = follow_up("free that weekend?", "when is Easter?", Call("resolve_holiday", {}), easter)
     chosen = step({"resolve_date_hint": 0.6, "get_availability": 0.3}, "", turn=after)
     assert chosen.tool is not None and chosen.tool["function"]["name"] == "get_availability"
-    # With no dates before, a holiday the list of names lacks is still read.
-    alone = step({"resolve_date_hint": 0.6, "get_availability": 0.3}, "when is Founders Day?")
-    assert alone.tool is not None and alone.tool["function"]["name"] == "resolve_date_hint"
+    # A thread that says no time at all has none to read: the likelier reader gives way.
+    alone = step({"resolve_date_hint": 0.6, "list_tasks": 0.3}, "when is the audit due?")
+    assert alone.tool is not None and alone.tool["function"]["name"] == "list_tasks"
     read = step({"resolve_date_hint": 0.6, "get_availability": 0.3}, "what dates is next weekend?")
     assert read.tool is not None and read.tool["function"]["name"] == "resolve_date_hint"
 

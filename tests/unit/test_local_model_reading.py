@@ -76,6 +76,9 @@ def test_a_name_is_offered_whole_never_cut_in_two() -> None:
     # Opening the message, each word capitalized: a name too, not a sentence's first word.
     joins = fill(parameters("assign_person"), turn("Zoe Adams joins Distex as designer"), KINDS)
     assert "Zoe Adams" in joins.choices["person"]
+    # A sentence's capitalized opening words with a function word among them name no one.
+    tasks = fill(parameters("list_tasks"), turn("Before I Leave, what is open for Distex?"), KINDS)
+    assert "Before I Leave" not in tasks.choices.get("assignee", [])
 
 
 def test_prose_is_offered_as_clauses_without_the_request_or_a_record_alone() -> None:
