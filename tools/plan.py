@@ -66,6 +66,7 @@ class CreatePlanArgs(BaseModel):
         "audit the brands, then fix each one, then report",
         "work through this multi-step objective",
         "plan the onboarding of a brand and let me review the plan first",
+        "break Globex's spring launch into steps with an owner for each",
     ),
     shows=Shows(
         fields=("summary", "actions_taken", "open_questions", "status"),

@@ -62,6 +62,8 @@ class CreateBrandArgs(MappingArgs):
         "we signed a new brand, Fizz, for Initech",
         "Initech has a new brand, Fizz",
         "new brand for Globex: Crunchy Bits, on amazon_de",
+        "Globex brought on another line, Tiny Forks; add it as their brand",
+        "one more brand under Acme please: Sparkle Jars",
     ),
     shows=Shows(
         fields=(*_BRAND_FIELDS, "mapping_complete"),
@@ -123,6 +125,9 @@ class UpdateBrandArgs(MappingArgs):
         "Sunny Oats should file under the list Oats Ops from now on",
         "Crunchy Bits' work belongs in the Globex space",
         "move Zesty's tasks to the list Hooli Ops",
+        "rename Fizz's destination list to Fizz Queue",
+        "route Zesty to the Hooli space, list Zesty Intake",
+        "the list for Sunny Oats is now called Oats Board",
     ),
     shows=Shows(
         fields=_BRAND_FIELDS,

@@ -43,6 +43,8 @@ class SearchKbArgs(BaseModel):
         "packaging rules, where are they documented?",
         "what's our process for pausing a listing?",
         "what do our guidelines say about brand voice",
+        "how long does a price change take to show up?",
+        "any how-to on setting up a storefront?",
     ),
     shows=Shows(
         records="results",

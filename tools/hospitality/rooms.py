@@ -74,6 +74,8 @@ class _Quote:
         "any rooms over the holidays?",
         "vacancies for the 2nd to the 4th",
         "what would two nights from May 8 cost",
+        "is there space for three people March 4-6?",
+        "which rooms can I get the night of the 12th?",
     ),
     shows=Shows(
         records="rooms",

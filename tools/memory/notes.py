@@ -112,6 +112,8 @@ def _note(row: ClientMemoryNote, client: str) -> dict[str, Any]:
         "note that Hooli wants a report each month",
         "Initech pays by card; put it in their notes",
         "add a note for Globex that returns go to Denver",
+        "Hooli's buyers only accept samples in person, keep that in mind",
+        "Acme: no promos during Q4, please remember",
     ),
     shows=Shows(
         fields=("note.note", "note.client", "note.tags", "note.source", "reason"),
@@ -188,6 +190,7 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
         "the Globex note on invoices is out of date, drop it",
         "scrap the note about Hooli's deadlines",
         "Initech doesn't ask for that anymore, delete the note",
+        "erase what we stored about Umbrella's shipping days",
     ),
     shows=Shows(fields=("note.note", "note.client"), lead={"archived": "Forgot the note"}),
 )
