@@ -110,8 +110,8 @@ def _escaped(text: str) -> str:
         "what is the due date of the trademark renewal?",
         "status of the coupon setup task?",
         "tasks Lee owns",
-        "anything Sam owns that's blocked?",
-        "tasks tied to the Zesty brand",
+        "is any of Sam's work stuck?",
+        "Zesty's tasks, please",
         "what does Dana have going on",
     ),
     shows=Shows(
