@@ -232,20 +232,15 @@ def name_spans(
     named = [n for names in mentions.values() for n in names]
     records = [span for n in named for span in says(text, n)]
     quiet = _blank(text, [*times(text), *records])
-    first = text.lstrip(EDGE).split(" ", 1)[0]
+    opening = text.lstrip(EDGE)
+    first = opening.split(" ", 1)[0]
+    found = spans(quiet)
+    titled = [s for s in found if " " in s and s.istitle() and opening.startswith(s)]
     return [
         span
-        for span in spans(quiet)
-        if (
-            (span[:1].isupper() or (codes and _CODE.match(span)))
-            and not (span.split()[0] == first and text.lstrip(EDGE).startswith(first))
-        )
-        or (
-            " " in span
-            and span.istitle()
-            and text.lstrip(EDGE).startswith(span)
-            and not {bare(w) for w in span.split()} & FUNCTION_WORDS
-        )  # "Before I email" names no one
+        for span in found
+        if ((span[:1].isupper() or (codes and _CODE.match(span))) and span.split()[0] != first)
+        or (span in titled and not {bare(w) for w in span.split()} & FUNCTION_WORDS)
     ]
 
 
