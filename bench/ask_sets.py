@@ -1,7 +1,7 @@
-"""The local model's two sets of asks: the tuning set and held-out v4 (bench/asks/).
+"""The local model's sets of asks: the tuning set and held-out v4 and v5 (bench/asks/).
 
 The tuning set may be looked at and tuned to (it holds the retired held-out v1, v2 and v3 too);
-held-out v4 only measures, and the bench reports it as totals alone. Both are plain YAML so
+the held-out sets only measure, and the bench reports them as totals alone. All are plain YAML so
 a reader sees every ask, what answers it, and the facts the answer must hold.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Literal
 import yaml
 
 FOLDER = Path(__file__).with_name("asks")
-SetName = Literal["tuning", "held_out_v4"]
+SetName = Literal["tuning", "held_out_v4", "held_out_v5"]
 KINDS = ("tool", "small_talk", "follow_up", "ask_to_know")
 
 

@@ -1,4 +1,4 @@
-"""The embedded local model on its two sets of asks: the tuning set and held-out v4.
+"""The embedded local model on its sets of asks: the tuning set and held-out v4 and v5.
 
 Each ask runs through the runner (the whole graph: preselection, the local model, tools,
 verify) in a thread of its own on a seeded demo workspace in SQLite, as an admin, with a
@@ -6,7 +6,7 @@ fixed "today" so the facts do not move; a follow-up's earlier messages run first
 same thread. Whether a turn is right is bench/ask_scoring.py's strict definition. A change
 proposed for an ask that only asks to know is counted on its own.
 
-Held-out v4 is reported as totals per category only: neither the progress said while it
+The held-out sets are reported as totals per category only: neither the progress said while it
 runs nor the recorded section names an ask of it or what was answered. The tuning set (with
 the retired held-out v1, v2 and v3) is itemized. The median turn is measured again while
 another process keeps one core busy.
@@ -37,9 +37,9 @@ from tools.registry import default_registry
 
 TODAY = "2026-11-24"
 USER = "U0ADA"
-SETS: tuple[SetName, ...] = ("tuning", "held_out_v4")
+SETS: tuple[SetName, ...] = ("tuning", "held_out_v4", "held_out_v5")
 ITEMIZED: tuple[SetName, ...] = ("tuning",)
-"""The sets whose asks are shown one by one; held-out v4 is shown as totals only."""
+"""The sets whose asks are shown one by one; the held-out sets are shown as totals only."""
 TARGET_HELD_OUT = 0.80
 TARGET_TUNING = 0.85
 TARGET_BUSY_RATIO = 2.0
@@ -217,7 +217,7 @@ def totals(turns: list[Turn]) -> str:
 def render(result: LocalModelResult) -> list[str]:
     """The markdown section: the figures against the targets, then the tuning set's asks."""
     lines = [
-        "## The local model on the tuning and held-out v4 asks (SmolLM2-135M, llama.cpp)",
+        "## The local model on the tuning and held-out asks (SmolLM2-135M, llama.cpp)",
         "",
         f"Each ask is one turn through the runner in a thread of its own on the seeded demo "
         f"workspace (SQLite), as an admin, today = {TODAY}; a follow-up's earlier messages run "
@@ -225,12 +225,13 @@ def render(result: LocalModelResult) -> list[str]:
         f"(bench/ask_scoring.py): the first tool called or proposed is one the ask lists and "
         f"the answer, or the waiting proposal, holds one of its facts; a question is right "
         f"only for an ask that lacks what its tool needs, and only when it names what is "
-        f"missing; the abilities reply is never right for an ask for a tool. Held-out v4 is "
-        f"shown as totals per category only; the tuning set (with the retired held-out v1, "
-        f"v2 and v3) ask by ask.",
+        f"missing; the abilities reply is never right for an ask for a tool. The held-out "
+        f"sets are shown as totals per category only; the tuning set (with the retired "
+        f"held-out v1, v2 and v3) ask by ask.",
         "",
     ]
-    targets = {"held_out_v4": TARGET_HELD_OUT, "tuning": TARGET_TUNING}
+    targets = {"held_out_v4": TARGET_HELD_OUT, "held_out_v5": TARGET_HELD_OUT}
+    targets["tuning"] = TARGET_TUNING
     every = [t for turns in result.turns.values() for t in turns]
     for name, turns in result.turns.items():
         right, total = score(turns)

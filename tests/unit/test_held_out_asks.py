@@ -1,4 +1,4 @@
-"""Held-out v4 stays held out: nothing the local model reads, nor the tests, copies it.
+"""The held-out sets stay held out: nothing the local model reads, nor the tests, copies it.
 
 A benchmark that is tuned to stops measuring. No held-out ask or `after` message, nor any
 run of four consecutive words of one (words of the workspace's own record names aside), may
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.ask_sets import load
+from bench.ask_sets import SetName, load
 from tools.agency import demo_data
 from tools.hospitality import demo_data as hotel_data
 from tools.registry import default_registry
@@ -25,6 +25,7 @@ READ_FOLDERS = ("local_model", "tools", "prompts", "tests")
 """Every file the model or its classifier loads lives in these folders, and the tests too."""
 TUNING = ROOT / "bench" / "asks" / "tuning.yaml"
 RUN = 4
+HELD_OUT = ("held_out_v4", "held_out_v5")
 _WORD = re.compile(r"[\w'%-]+")
 _POSSESSIVE = re.compile(r"'s$")
 
@@ -73,7 +74,7 @@ def read_files() -> Iterable[Path]:
 
 
 def corpus_texts() -> Iterable[tuple[str, str]]:
-    """(where, text) for everything held-out v4 must not be copied into."""
+    """(where, text) for everything a held-out set must not be copied into."""
     for tool in default_registry().tools():
         for ask in tool.asks:
             yield f"{tool.name} asks", ask
@@ -88,7 +89,7 @@ def corpus_texts() -> Iterable[tuple[str, str]]:
 
 def held_out_sentences() -> list[str]:
     """Every held-out ask and every earlier message of its thread."""
-    asks = load("held_out_v4")
+    asks = [ask for name in HELD_OUT for ask in load(name)]
     return list(dict.fromkeys([a.text for a in asks] + [m for a in asks for m in a.after]))
 
 
@@ -108,8 +109,9 @@ def test_the_corpus_holds_the_models_data_the_tools_and_the_tests() -> None:
     assert any(p.startswith("tools/agency/") and p.endswith(".yaml") for p in read)
 
 
-def test_held_out_v4_is_big_enough_and_covers_every_tool_and_kind() -> None:
-    held_out = load("held_out_v4")
+@pytest.mark.parametrize("name", HELD_OUT)
+def test_each_held_out_set_is_big_enough_and_covers_every_tool_and_kind(name: SetName) -> None:
+    held_out = load(name)
     kinds = [ask.kind for ask in held_out]
     assert len(held_out) >= 120
     assert kinds.count("small_talk") >= 10
@@ -150,7 +152,7 @@ def test_no_held_out_sentence_or_run_of_four_words_is_copied(
 
 
 def test_no_tool_example_is_a_benchmark_sentence() -> None:
-    sentences = {" ".join(words(a.text)) for name in ("tuning", "held_out_v4") for a in load(name)}
+    sentences = {" ".join(words(a.text)) for name in ("tuning", *HELD_OUT) for a in load(name)}
     copied = [
         f"{tool.name}: {ask!r}"
         for tool in default_registry().tools()
