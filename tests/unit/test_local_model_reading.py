@@ -21,9 +21,7 @@ KINDS: dict[str, list[str]] = {"client": [], "brand": [], "room_type": []}
 class SameVectors:
     """Embeds every text alike, so that only the nearest example by words tells classes apart."""
 
-    views = 3
-
-    def embed(self, texts: Sequence[str], view: int, *, keep: bool = False) -> np.ndarray:
+    def embed(self, texts: Sequence[str], prompt: int, *, keep: bool = False) -> np.ndarray:
         return np.ones((len(texts), 8), np.float32) / np.sqrt(8)
 
     def save(self) -> None:
