@@ -15,6 +15,8 @@ import yaml
 
 FOLDER = Path(__file__).with_name("asks")
 SetName = Literal["tuning", "held_out_v4", "held_out_v5"]
+HELD_OUT: tuple[SetName, ...] = ("held_out_v4", "held_out_v5")
+"""The sets that only measure: reported as totals alone, and never copied anywhere."""
 KINDS = ("tool", "small_talk", "follow_up", "ask_to_know")
 
 

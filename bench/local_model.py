@@ -29,7 +29,7 @@ from pathlib import Path
 
 from app.eval.workspace import build_template, workspace_settings
 from bench.ask_scoring import RIGHT, Outcome, verdict
-from bench.ask_sets import Ask, SetName, load
+from bench.ask_sets import HELD_OUT, Ask, SetName, load
 from bench.suite import Say
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
@@ -37,7 +37,7 @@ from tools.registry import default_registry
 
 TODAY = "2026-11-24"
 USER = "U0ADA"
-SETS: tuple[SetName, ...] = ("tuning", "held_out_v4", "held_out_v5")
+SETS: tuple[SetName, ...] = ("tuning", *HELD_OUT)
 ITEMIZED: tuple[SetName, ...] = ("tuning",)
 """The sets whose asks are shown one by one; the held-out sets are shown as totals only."""
 TARGET_HELD_OUT = 0.80
@@ -230,7 +230,7 @@ def render(result: LocalModelResult) -> list[str]:
         f"held-out v1, v2 and v3) ask by ask.",
         "",
     ]
-    targets = {"held_out_v4": TARGET_HELD_OUT, "held_out_v5": TARGET_HELD_OUT}
+    targets: dict[str, float] = dict.fromkeys(HELD_OUT, TARGET_HELD_OUT)
     targets["tuning"] = TARGET_TUNING
     every = [t for turns in result.turns.values() for t in turns]
     for name, turns in result.turns.items():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.ask_sets import SetName, load
+from bench.ask_sets import HELD_OUT, SetName, load
 from tools.agency import demo_data
 from tools.hospitality import demo_data as hotel_data
 from tools.registry import default_registry
@@ -25,7 +25,6 @@ READ_FOLDERS = ("local_model", "tools", "prompts", "tests")
 """Every file the model or its classifier loads lives in these folders, and the tests too."""
 TUNING = ROOT / "bench" / "asks" / "tuning.yaml"
 RUN = 4
-HELD_OUT = ("held_out_v4", "held_out_v5")
 _WORD = re.compile(r"[\w'%-]+")
 _POSSESSIVE = re.compile(r"'s$")
 
@@ -120,9 +119,9 @@ def test_each_held_out_set_is_big_enough_and_covers_every_tool_and_kind(name: Se
     assert kinds.count("ask_to_know") >= 10
     assert sum(ask.clarify for ask in held_out) >= 5
     offered = {t.name for t in default_registry().tools()} - {"load_prior_skill_result"}
-    for name in offered:
-        phrasings = [a for a in held_out if a.kind == "tool" and a.tools[:1] == (name,)]
-        assert len(phrasings) >= 3, f"{name} has {len(phrasings)} held-out phrasings"
+    for tool in offered:
+        phrasings = [a for a in held_out if a.kind == "tool" and a.tools[:1] == (tool,)]
+        assert len(phrasings) >= 3, f"{tool} has {len(phrasings)} held-out phrasings"
     assert len(load("tuning")) >= 530
 
 
