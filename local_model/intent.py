@@ -41,6 +41,8 @@ EMBEDDING_TEMPERATURE, NEAREST_TEMPERATURE = 0.05, 0.03
 """How sharp each vote is: five-fold cross-validated on the tuning asks' first steps."""
 HEAD_WORDS = 8  # how fast later words weigh less in the nearest example (on the tuning asks)
 RECENT = 256  # messages' vectors kept: a message is ranked among tools and each pair of classes
+TRAINED = 8
+"""Sets of classes whose classifier is kept (tens of MB each: the examples' TF-IDF rows)."""
 _WORD = re.compile(r"[a-z0-9']+")
 
 
@@ -122,8 +124,12 @@ class Intents:
 
     def rank(self, text: str, classes: Mapping[str, Sequence[str]]) -> list[tuple[str, float]]:
         """Every class with its probability for `text`, most likely first."""
-        key = tuple((name, tuple(examples)) for name, examples in classes.items())
-        model = self._trained.get(key) or self._train(key)
+        # In any order: the offered tools come ranked for each message, the classes do not.
+        key = tuple(sorted((name, tuple(examples)) for name, examples in classes.items()))
+        model = self._trained.pop(key, None) or self._train(key)
+        self._trained[key] = model  # the latest last: the least recently used goes first
+        while len(self._trained) > TRAINED:
+            del self._trained[next(iter(self._trained))]
         votes = [_softmax(_nearest(model, text) / NEAREST_TEMPERATURE)]
         for prompt, (center, weights) in enumerate(zip(model.centers, model.weights, strict=True)):
             vector = _unit(self._embedder.embed([text], prompt) - center)
@@ -150,9 +156,7 @@ class Intents:
         vocabulary = {term: i for i, term in enumerate(counts)}
         idf = np.array([math.log((1 + len(examples)) / (1 + counts[t])) + 1 for t in vocabulary])
         documents = np.vstack([_tfidf(e, vocabulary, idf) for e in examples])
-        model = _Classifier(labels, owners, (*centers,), (*weights,), vocabulary, idf, documents)
-        self._trained[key] = model
-        return model
+        return _Classifier(labels, owners, (*centers,), (*weights,), vocabulary, idf, documents)
 
 
 def _nearest(model: _Classifier, text: str) -> np.ndarray:

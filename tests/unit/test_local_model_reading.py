@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from local_model.conversation import Exchange, Turn
-from local_model.intent import Intents
+from local_model.intent import TRAINED, Intents
 from local_model.values import fill, own_words
 from tools.calendar.time_phrases import time_phrases
 from tools.registry import default_registry
@@ -99,3 +99,19 @@ def test_prose_is_offered_as_clauses_without_the_request_or_a_record_alone() -> 
     )
     assert {"Distex pays by card", "pays by card"} <= set(note.choices["note"])
     assert not {"Remember", "Distex"} & set(note.choices["note"])  # no fact in either
+
+
+def test_classes_offered_in_another_order_reuse_their_classifier_and_few_are_kept() -> None:
+    intents = Intents(SameVectors())  # type: ignore[arg-type]
+    trained = []
+    train = intents._train
+    intents._train = lambda key: trained.append(key) or train(key)  # type: ignore[method-assign]
+    classes = {"list_tasks": ("what is open?",), "create_task": ("add a task",)}
+    first = intents.rank("add a task for Acme", classes)
+    again = intents.rank("add a task for Acme", dict(reversed(classes.items())))
+    assert first == again and first[0][0] == "create_task"
+    assert len(trained) == 1  # the tools come ranked for each message: one classifier
+
+    for n in range(TRAINED + 3):  # a long-running process keeps only the latest few
+        intents.rank("anything", {**classes, f"tool_{n}": (f"example {n}",)})
+    assert len(intents._trained) == TRAINED
