@@ -110,6 +110,9 @@ class Tool:
     asks: tuple[str, ...] = ()
     """A few requests this tool answers, in a person's words: preselection ranks tools by
     them (with the name and description) before each model call."""
+    more_asks: tuple[str, ...] = ()
+    """More of them, from its pack's asks file (`Pack.asks`): what a model that learns from
+    examples reads too; preselection, whose ranking weighs a few, reads only `asks`."""
     caution: str = ""
     """A line shown with every proposal of this change (a server's word that it destroys)."""
     shows: Shows | None = None
@@ -128,8 +131,8 @@ class Tool:
 
     @property
     def examples(self) -> tuple[str, ...]:
-        """Requests it answers: its declared asks, or its summary if it declares none (MCP)."""
-        return self.asks or (self.summary,)
+        """Requests it answers: its asks and more asks, or its summary if it has none (MCP)."""
+        return tuple(dict.fromkeys((*self.asks, *self.more_asks))) or (self.summary,)
 
     @property
     def read_only(self) -> bool:

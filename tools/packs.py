@@ -8,8 +8,9 @@ team's are; the runtime reads only these declarations and never imports a pack b
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core.db.engine import Database
@@ -53,6 +54,10 @@ class Pack:
     starters: tuple[tuple[str, str], ...] = ()
     """(A short title, an ask) a person could start with on its demo data: the CLI's chat
     and Slack's suggested prompts offer them (its tools' first example asks otherwise)."""
+    asks: Path | None = None
+    """A TOML file of more example asks for its tools, a table each (`[create_task]` with
+    `asks = [...]`), their `more_asks`: a model that learns from examples (the embedded one)
+    tells apart requests in words nobody declared the better the more of them it has."""
     requires: tuple[str, ...] = ()
     """Packs this one builds on (their tables or tools), enabled before it."""
     origin: str = field(default="", compare=False)
@@ -70,3 +75,28 @@ class Pack:
             )
         if self.migrations is not None and not self.migrations.is_dir():
             raise ValueError(f"pack {self.name!r}: no migrations folder at {self.migrations}")
+        if self.asks is not None:
+            more = _more_asks(self.name, self.asks, {tool.name for tool in self.tools})
+            tools = tuple(replace(t, more_asks=more.get(t.name, ())) for t in self.tools)
+            object.__setattr__(self, "tools", tools)  # frozen: set while being made
+
+
+def _more_asks(pack: str, path: Path, tools: set[str]) -> dict[str, tuple[str, ...]]:
+    """The asks file's lists, by tool.
+
+    Raises:
+        ValueError: the file cannot be read, or a table is not one of the pack's tools' asks.
+    """
+    try:
+        tables = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"pack {pack!r}: cannot read its asks file {path}: {error}") from error
+    more: dict[str, tuple[str, ...]] = {}
+    for name, table in tables.items():
+        asks = table.get("asks") if isinstance(table, dict) else None
+        if name not in tools:
+            raise ValueError(f"pack {pack!r}: its asks file {path} names no tool of it: {name!r}")
+        if not isinstance(asks, list) or not all(isinstance(a, str) and a.strip() for a in asks):
+            raise ValueError(f"pack {pack!r}: [{name}] in {path} needs asks = a list of texts")
+        more[name] = tuple(asks)
+    return more

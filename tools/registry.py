@@ -6,6 +6,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from core.settings import Settings
@@ -138,6 +139,10 @@ class ToolRegistry:
         return len(self._tools)
 
 
+_OWN_ASKS = Path(__file__).with_name("asks.toml")
+"""More example asks for the runtime's own tools, as a pack's asks file holds for its tools."""
+
+
 def _changes(tool: Tool) -> bool:
     return tool.mutating
 
@@ -147,8 +152,9 @@ def registry_of(packs: Iterable[Pack]) -> ToolRegistry:
     from tools import meta, plan
 
     packs = list(packs)
+    own = Pack("meta", "The runtime's own tools", (*meta.TOOLS, *plan.TOOLS), asks=_OWN_ASKS)
     return ToolRegistry(
-        [*(tool for pack in packs for tool in pack.tools), *meta.TOOLS, *plan.TOOLS],
+        [*(tool for pack in packs for tool in pack.tools), *own.tools],
         sources=[find for pack in packs for find in pack.sources],
         records=[record for pack in packs for record in pack.records],
         packs=packs,

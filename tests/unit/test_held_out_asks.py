@@ -75,7 +75,7 @@ def read_files() -> Iterable[Path]:
 def corpus_texts() -> Iterable[tuple[str, str]]:
     """(where, text) for everything a held-out set must not be copied into."""
     for tool in default_registry().tools():
-        for ask in tool.asks:
+        for ask in tool.examples:
             yield f"{tool.name} asks", ask
         yield f"{tool.name} description", tool.description
         yield f"{tool.name} arguments", str(tool.args_schema.model_json_schema())
@@ -155,7 +155,7 @@ def test_no_tool_example_is_a_benchmark_sentence() -> None:
     copied = [
         f"{tool.name}: {ask!r}"
         for tool in default_registry().tools()
-        for ask in tool.asks
+        for ask in tool.examples
         if " ".join(words(ask)) in sentences
     ]
     assert not copied, "tool examples that are benchmark sentences:\n" + "\n".join(copied)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from pathlib import Path
 
@@ -113,3 +114,28 @@ def test_shipped_packs_are_declared_as_any_other_and_the_runtime_imports_none() 
     assert set(contract["forbidden_modules"]) == {f"tools.{name}" for name in folders}
     modules = {f"tools.{p.stem}" for p in (ROOT / "tools").glob("*.py") if p.stem != "__init__"}
     assert modules <= set(contract["source_modules"])
+
+
+def test_an_asks_file_adds_to_what_the_tools_declare(tmp_path: Path) -> None:
+    @declare(pack="acme", kind="read_only", asks=("who runs the Acme account?",))
+    async def who_runs(args: NoArgs, ctx: ToolContext) -> None:  # pragma: no cover
+        """Who runs an account."""
+
+    asks = tmp_path / "asks.toml"
+    asks.write_text('[who_runs]\nasks = ["whose account is Globex?", "who runs the Acme account?"]')
+    pack = Pack(name="acme", summary="x", tools=(who_runs,), asks=asks)
+    again = dataclasses.replace(pack, origin="acme-packs 1.0")  # as loading copies it
+
+    more = ("whose account is Globex?", "who runs the Acme account?")
+    assert pack.tools[0].more_asks == again.tools[0].more_asks == more
+    assert pack.tools[0].asks == ("who runs the Acme account?",)  # what preselection reads
+    assert registry_of([again]).get("who_runs").examples == more[::-1]
+
+    for text, error in [
+        ('[nobody]\nasks = ["x"]', "names no tool of it: 'nobody'"),
+        ('[who_runs]\nasks = "x"', r"\[who_runs\] in .* needs asks = a list of texts"),
+        ("[who_runs\n", "cannot read its asks file"),
+    ]:
+        asks.write_text(text)
+        with pytest.raises(ValueError, match=error):
+            Pack(name="acme", summary="x", tools=(who_runs,), asks=asks)

@@ -27,6 +27,7 @@ PACK = Pack(
     seed=seed_agency,
     scenarios=HERE / "scenarios",
     docs=HERE / "README.md",
+    asks=HERE / "asks.toml",
     starters=(
         ("Open tasks", "what's still open for Thorinox?"),
         ("Who owns a brand?", "which client owns the Garlic Press brand?"),

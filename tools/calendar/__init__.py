@@ -14,5 +14,6 @@ PACK = Pack(
     sources=(dates_said,),
     scenarios=HERE / "scenarios",
     docs=HERE / "README.md",
+    asks=HERE / "asks.toml",
     starters=(("Holiday dates", "When is Hanukkah this year?"),),
 )

@@ -19,6 +19,7 @@ PACK = Pack(
     seed=seed_hotel,
     scenarios=HERE / "scenarios",
     docs=HERE / "README.md",
+    asks=HERE / "asks.toml",
     starters=(
         ("Rooms free", "Do we have a room free next weekend?"),
         ("Book a room", "book a room for Dana Levi next weekend"),

@@ -15,4 +15,5 @@ PACK = Pack(
     requires=("agency",),
     scenarios=HERE / "scenarios",
     docs=HERE / "README.md",
+    asks=HERE / "asks.toml",
 )
