@@ -13,8 +13,11 @@ Besides what an MCP client reads, each server may say how far agentloop trusts i
 server's `readOnlyHint`, `destructiveHint` and `idempotentHint` are believed), `reads` (tools
 to treat as reads whatever the server says), `roles` and `toolRoles` (who may use its tools),
 `optional` (a server that cannot start is left out with a warning instead of stopping the
-process) and `timeout` (seconds a call may take). `${VAR}` in `env` and `headers` values is
-read from the environment of the process that reads the file, so secrets need not be in it.
+process), `timeout` (seconds a call may take) and `asks` (a TOML file of example requests
+for its tools, as a pack's `asks`: a table per tool named as agentloop names it,
+`[tickets__close_ticket]` with `asks = [...]`; a relative path is read from the servers
+file's folder). `${VAR}` in `env` and `headers` values is read from the environment of the
+process that reads the file, so secrets need not be in it.
 """
 
 from __future__ import annotations
@@ -25,7 +28,15 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from core.run_context import ROLES
 from tools.packs import NAME
@@ -56,6 +67,8 @@ class ServerConfig(BaseModel):
     tool_roles: dict[str, frozenset[str]] = Field(default_factory=dict, alias="toolRoles")
     optional: bool = False
     timeout: float = Field(default=30.0, gt=0, le=600)
+    asks: Path | None = None
+    """More example asks for its tools (`Pack.asks`), by their names in agentloop."""
 
     @model_validator(mode="after")
     def _one_way_to_reach_it(self) -> ServerConfig:
@@ -76,6 +89,13 @@ class ServerConfig(BaseModel):
     @classmethod
     def _known_tool_roles(cls, by_tool: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
         return {tool: _roles(roles) for tool, roles in by_tool.items()}
+
+    @field_validator("asks")
+    @classmethod
+    def _beside_the_file(cls, asks: Path | None, info: ValidationInfo) -> Path | None:
+        """A relative path is read from the servers file's folder (`read` says which)."""
+        folder = info.context.get("folder") if isinstance(info.context, dict) else None
+        return folder / asks if asks is not None and folder is not None else asks
 
     def connection(self) -> dict[str, Any]:
         """The connection langchain-mcp-adapters opens a session with."""
@@ -131,7 +151,7 @@ def read(path: Path) -> McpConfig:
     except json.JSONDecodeError as exc:
         raise McpConfigError(f"MCP servers file {path} is not valid JSON: {exc}") from None
     try:
-        return McpConfig.model_validate(_expanded(raw))
+        return McpConfig.model_validate(_expanded(raw), context={"folder": path.parent})
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "(file)"

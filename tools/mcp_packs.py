@@ -1,8 +1,10 @@
 """MCP servers as packs: each server in `AGENTLOOP_MCP_CONFIG` is a pack of its tools.
 
 A server that cannot start stops the process with one line naming it and why (`PackError`),
-or, when the operator marks it `optional`, is left out with a warning. The sessions opened
-to list the tools serve the calls too, and close when the packs do.
+or, when the operator marks it `optional`, is left out with a warning. A server's asks file
+that cannot be read or names a tool it does not list is a `PackError` even when the server
+is optional: it is a mistake in the config, not a server away. The sessions opened to list
+the tools serve the calls too, and close when the packs do.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+
+from langchain_core.tools import BaseTool
 
 from tools.mcp_config import McpConfigError, read
 from tools.mcp_sessions import McpServer, ServerUnavailable
@@ -25,7 +29,8 @@ async def mcp_packs(
     """Open every server of the file at `path`; yield a pack per server that answered.
 
     Raises:
-        PackError: the file cannot be used, or a server that is not optional cannot start.
+        PackError: the file cannot be used, a server that is not optional cannot start, or
+            a server's asks file cannot be read or names a tool the server does not list.
     """
     try:
         config = read(path)
@@ -42,20 +47,30 @@ async def mcp_packs(
                     raise PackError(str(exc)) from None
                 warn(f"{exc}; its tools are left out (it is optional)")
                 continue
-            packs.append(
-                Pack(
-                    name=server.name,
-                    summary=(
-                        "MCP server; its tool annotations are trusted"
-                        if server.config.trust == "annotations"
-                        else "MCP server; untrusted: every tool waits for approval"
-                    )
-                    + f" ({len(listed)} tools)",
-                    tools=tuple(server_tools(server, listed)),
-                    origin=f"MCP server: {server.config.where}",
-                )
-            )
+            packs.append(_pack(server, listed))
         yield packs
     finally:
         for server in servers:
             await server.close()
+
+
+def _pack(server: McpServer, listed: list[BaseTool]) -> Pack:
+    """The pack of the tools `server` listed, with the example asks of its asks file."""
+    trusted = server.config.trust == "annotations"
+    tools = tuple(server_tools(server, listed))
+    try:
+        return Pack(
+            name=server.name,
+            summary=(
+                "MCP server; its tool annotations are trusted"
+                if trusted
+                else "MCP server; untrusted: every tool waits for approval"
+            )
+            + f" ({len(listed)} tools)",
+            tools=tools,
+            asks=server.config.asks,
+            origin=f"MCP server: {server.config.where}",
+        )
+    except ValueError as exc:  # only its asks file can be wrong here
+        problem = str(exc).removeprefix(f"pack {server.name!r}: ")
+        raise PackError(f"MCP server {server.name!r}: {problem}") from None

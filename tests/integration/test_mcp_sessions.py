@@ -1,4 +1,4 @@
-"""MCP sessions and results in-process: a dead server is reopened, a large result is kept."""
+"""MCP servers in-process: a dead server is reopened, a large result is kept, asks are read."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ import signal
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from tests.support.mcp.desk import Desk
 from tools.declaration import ToolContext
+from tools.pack_loading import PackError
 from tools.registry import open_registry
 
 LIST = {"tool_calls": [{"name": "tickets__list_tickets", "args": {"status": "open"}}]}
@@ -87,3 +90,34 @@ async def test_a_large_result_is_summarized_and_can_be_loaded_whole(
         )
     assert len(json.dumps(whole)) > 4_000
     assert len(whole["result"]["tickets"]) == 302
+
+
+async def test_a_servers_asks_file_gives_its_tools_examples(tmp_path: Path) -> None:
+    desk = Desk(tmp_path)
+    (tmp_path / "asks.toml").write_text(
+        '[tickets__close_ticket]\nasks = ["mark help desk ticket 42 as done", "shut 41"]\n',
+        encoding="utf-8",
+    )
+    config = desk.write_config({"tickets": desk.stdio(asks="asks.toml")})  # beside the file
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", mcp_config=config)
+    async with open_registry(settings) as registry:
+        close = registry.get("tickets__close_ticket")
+        listing = registry.get("tickets__list_tickets")
+        assert close is not None and listing is not None
+        assert close.examples == ("mark help desk ticket 42 as done", "shut 41")
+        assert listing.examples == (listing.summary,)  # a tool the file does not name
+
+
+async def test_an_asks_file_naming_a_tool_the_server_lacks_is_one_line(tmp_path: Path) -> None:
+    desk = Desk(tmp_path)
+    asks = tmp_path / "asks.toml"
+    asks.write_text('[close_ticket]\nasks = ["shut 41"]\n', encoding="utf-8")
+    # Even an optional server's: a wrong file is a mistake in the config, not a server away.
+    config = desk.write_config({"tickets": desk.stdio(asks=str(asks), optional=True)})
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", mcp_config=config)
+    with pytest.raises(PackError) as raised:
+        async with open_registry(settings):
+            pass
+    assert str(raised.value) == (
+        f"MCP server 'tickets': its asks file {asks} names no tool of it: 'close_ticket'"
+    )
