@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	# The 'local' extra builds llama-cpp-python from source once (~10 min on 2 cores);
 	# pip caches the wheel, so later installs take seconds.
 	$(PY) -m pip install --quiet -e '.[dev,local]'
-	# The embedded model reads the tools' examples once per machine (about a minute).
+	# The embedded model reads the tools' examples once per machine (about seven minutes).
 	$(VENV)/bin/agentloop prepare
 	touch $(STAMP)
 

@@ -1,7 +1,7 @@
 """A model's one-time work done before the first turn, not during it.
 
 A model that learns the tools from the examples they declare (`takes_hints`: the embedded
-one) reads every example the first time it is offered them: about a minute on two cores
+one) reads every example the first time it is offered them: about seven minutes on two cores
 on a new machine, kept in its cache folder after that. Offering it everything the graph
 can offer (every tool, and the meanings of a reply to a proposal) once does that work; on
 a prepared machine it takes well under a second. Other models are left alone.

@@ -1,7 +1,7 @@
 """`agentloop prepare`, and the same work shown before a first turn that would do it.
 
-The embedded model reads every tool's examples the first time it is offered them (about a
-minute on two cores, once per machine: see graph/warm_up.py). `make install` runs
+The embedded model reads every tool's examples the first time it is offered them (about
+seven minutes on two cores, once per machine: see graph/warm_up.py). `make install` runs
 `prepare`, so the first question is answered in seconds; `chat` and `ask` do what is left
 under a status line that says what is happening, instead of a first turn that hangs.
 """
@@ -24,7 +24,7 @@ from tools.registry import registry_for
 
 out = Console()
 err = Console(stderr=True)
-READING = "Getting the model ready (about a minute the first time on a machine)…"
+READING = "Getting the model ready (some minutes the first time on a machine)…"
 
 
 def prepare(model: ModelOpt = None) -> None:
