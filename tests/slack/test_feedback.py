@@ -109,7 +109,11 @@ async def test_a_long_answer_has_the_buttons_under_its_last_message_in_a_dm(
     short = slack_settings.model_copy(update={"max_message_chars": 200})
     async with open_slack_app([long_answer], slack=short) as slack:
         await slack.sender.event(message("D1", "U0GRACE", "hello", "400.1", channel_type="im"))
-        await slack.runtime.turns.settle(10)
+        for _ in range(1000):  # the turn starts after the event is acknowledged: wait for it
+            if len(slack.api.answers("D1")) == len(paragraphs):
+                break
+            await asyncio.sleep(0.02)
+        await slack.runtime.turns.settle(10)  # then for its last posts (the buttons)
         messages = [answer_message(slack.api, text) for text in slack.api.answers("D1")]
     assert [m["text"].split(":")[0] for m in messages] == [f"Paragraph {n}" for n in range(3)]
     *first, last = messages
