@@ -6,6 +6,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -143,18 +144,24 @@ _OWN_ASKS = Path(__file__).with_name("asks.toml")
 """More example asks for the runtime's own tools, as a pack's asks file holds for its tools."""
 
 
+@cache
+def _own_tools() -> tuple[Tool, ...]:
+    """The runtime's own tools with their asks file's examples (read once per process)."""
+    from tools import meta, plan
+
+    own = Pack("meta", "The runtime's own tools", (*meta.TOOLS, *plan.TOOLS), asks=_OWN_ASKS)
+    return own.tools
+
+
 def _changes(tool: Tool) -> bool:
     return tool.mutating
 
 
 def registry_of(packs: Iterable[Pack]) -> ToolRegistry:
     """Return the registry of the runtime's own tools and the packs' tools and sources."""
-    from tools import meta, plan
-
     packs = list(packs)
-    own = Pack("meta", "The runtime's own tools", (*meta.TOOLS, *plan.TOOLS), asks=_OWN_ASKS)
     return ToolRegistry(
-        [*(tool for pack in packs for tool in pack.tools), *own.tools],
+        [*(tool for pack in packs for tool in pack.tools), *_own_tools()],
         sources=[find for pack in packs for find in pack.sources],
         records=[record for pack in packs for record in pack.records],
         packs=packs,
