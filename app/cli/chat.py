@@ -28,6 +28,7 @@ from app.cli.options import (
     text_id,
 )
 from app.cli.prepare import warmed
+from app.cli.prompt_lines import Lines
 from app.cli.render import LiveStatus, print_result
 from app.cli.single_turn import waiting
 from checkpoints.savers import CheckpointerNotReadyError
@@ -115,7 +116,8 @@ class _Repl:
     def __init__(self) -> None:
         self.runner: Runner | None = None
         self.stopping: StopRequest | None = None
-        self._prompt: asyncio.Future[str] | None = None
+        self._prompt: asyncio.Future[str | None] | None = None
+        self._lines = Lines()
 
     async def stop(self) -> None:
         """After SIGTERM: the turn in flight ends (or is interrupted), a prompt is left."""
@@ -174,17 +176,16 @@ class _Repl:
         """Read one line from the person; None at end of input or once the process stops."""
         if self.stopping is not None and self.stopping.requested:
             return None
-        # The line is read on a thread the process does not wait for: a stop leaves it.
-        self._prompt = asyncio.ensure_future(asyncio.to_thread(out.input, prompt))
+        out.print(prompt, end="")
+        self._prompt = asyncio.ensure_future(self._lines.read())
         try:
-            return (await self._prompt).strip()
-        except (EOFError, KeyboardInterrupt):
-            out.print()
-            return None
+            line = await self._prompt
         except asyncio.CancelledError:
             if self.stopping is None or not self.stopping.requested:
                 raise
-            out.print()
-            return None
+            line = None
         finally:
             self._prompt = None
+        if line is None:
+            out.print()
+        return None if line is None else line.strip()

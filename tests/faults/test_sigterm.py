@@ -33,11 +33,13 @@ EXIT_WITHIN_S = 30.0
 DONE = "The task is in Thorinox's list."
 
 
-def start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+def start(args: list[str], env: dict[str, str], *, stdin: bool = False) -> subprocess.Popen[str]:
+    """Start `agentloop ARGS`; with `stdin`, its input is a pipe kept open (else the test's)."""
     return subprocess.Popen(
         [sys.executable, "-m", "app.cli", *args],
         cwd=ROOT,
         env={**os.environ, **env},
+        stdin=subprocess.PIPE if stdin else None,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -138,25 +140,32 @@ def test_a_turn_that_ends_within_the_grace_period_ends_as_usual(
 
 
 def read_until(process: subprocess.Popen[str], text: str) -> str:
-    """Read the process's output until `text` shows (a prompt ends without a newline)."""
+    """Read the process's output until `text` shows (a prompt ends without a newline).
+
+    The pipe is read below its buffer: a buffered read takes in more than it returns, and
+    `select` would then wait for output that has already come.
+    """
     assert process.stdout is not None
-    seen = ""
+    fd, seen = process.stdout.fileno(), b""
     deadline = time.monotonic() + 60
-    while text not in seen:
+    while text.encode() not in seen:
         assert time.monotonic() < deadline, f"never saw {text!r}: {seen!r}"
-        ready, _, _ = select.select([process.stdout], [], [], 0.1)
+        ready, _, _ = select.select([fd], [], [], 0.1)
         if ready:
-            char = process.stdout.read(1)
-            assert char, f"the process ended before {text!r}: {seen!r}"
-            seen += char
-    return seen
+            chunk = os.read(fd, 4096)
+            assert chunk, f"the process ended before {text!r}: {seen!r}"
+            seen += chunk
+    return seen.decode()
 
 
 def test_sigterm_at_the_chat_prompt_ends_the_conversation(
     cli_env: dict[str, str], write_script: Script
 ) -> None:
-    chatting = start(["chat", "--thread", "t-chat", "--model", write_script([])], cli_env)
+    # Its input stays open, as a terminal's does: the prompt waits for a line that never comes.
+    chatting = start(
+        ["chat", "--thread", "t-chat", "--model", write_script([])], cli_env, stdin=True
+    )
     read_until(chatting, "you>")
     chatting.send_signal(signal.SIGTERM)
-    chatting.communicate(timeout=EXIT_WITHIN_S)
-    assert chatting.returncode == 0
+    chatting.wait(timeout=EXIT_WITHIN_S)
+    assert chatting.returncode == 0, chatting.communicate()
