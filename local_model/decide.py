@@ -68,9 +68,14 @@ class Step:
 
 
 def asks_to_know(message: str) -> bool:
-    """A question that asks to know, not a request put as one ("can you book ...?")."""
-    return not _REQUEST.match(message) and (
-        message.rstrip().endswith("?") or _QUESTION.match(message) is not None
+    """A question that asks to know, not a request put as one ("can you book ...?").
+
+    Read clause by clause: a request anywhere ("We're adding a brand. Can you create it?") is
+    no ask to know, and a question anywhere is one ("would it change anything? don't apply it").
+    """
+    clauses = [rest for _, rest in _clauses(message)] + [message]
+    return not any(_REQUEST.match(c) for c in clauses) and (
+        "?" in message or _QUESTION.match(message) is not None
     )
 
 
@@ -120,7 +125,9 @@ class Decider:
         if close or unsure:
             why = f"{'close' if close else 'an unsure change'}: {best} {p1:.2f}, {second} {p2:.2f}"
             return Step(reply=which_of([summary(by_name[n]) for n in pair]), why=why, asked=pair)
-        return self._toward(offer, best, ranked, f"{best} {p1:.2f}")
+        chosen = _fillable(offer, best, ranked)
+        why = f"{best} {p1:.2f}" if chosen == best else f"{chosen}, as {best} lacks a value"
+        return self._toward(offer, chosen, ranked, why)
 
     def _past_small_talk(
         self, offer: _Offer, ranked: list[tuple[str, float]]
@@ -223,6 +230,25 @@ class Decider:
         share = 1.0 - sum(talk.values())
         ranked = {**talk, **{n: share * tools[n] / weight for n in by_name}}
         return sorted(ranked.items(), key=lambda item: -item[1])
+
+
+def _fillable(offer: _Offer, best: str, ranked: list[tuple[str, float]]) -> str:
+    """The look-up to call: the likeliest one the message fills, when `best` lacks a value.
+
+    "Which brands does Acme own?" names no brand to resolve; the brand list answers it. A change
+    that lacks a value is asked about, and so is a look-up no other fills.
+    """
+    turn, by_name, hints = offer
+
+    def lacks(name: str) -> bool:
+        parameters = _parameters(by_name[name])
+        missing = fill(parameters, turn, hints.mentions, name).missing
+        return bool(set(missing) - set(date_arguments(parameters)))
+
+    if best in hints.changing or not lacks(best):
+        return best
+    reads = [n for n, _ in ranked if n in by_name and n not in hints.changing and n != best]
+    return next((n for n in reads if not lacks(n)), best)
 
 
 def _surest(ranked: Mapping[str, float], tools: Mapping[str, Any]) -> float:

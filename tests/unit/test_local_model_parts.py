@@ -54,6 +54,11 @@ def test_questions_that_ask_to_know_are_told_from_requests_put_as_questions() ->
     assert asks_to_know("tell me about the client Distex")
     assert not asks_to_know("can you book the Queen for Dana Levi?")
     assert not asks_to_know("note that Distex wants weekly status reports")
+    # read clause by clause: a request after a statement, a question before an instruction
+    assert not asks_to_know("Distex signed a new line. Could you add the brand?")
+    assert not asks_to_know("hey, can you move the Queen stay to Friday?")
+    assert asks_to_know("how many rooms would that free up? only say, change nothing")
+    assert asks_to_know("is Maya on the Thorinox team, or would I need to add her?")
 
 
 # --- what a call may take --------------------------------------------------------------
@@ -652,3 +657,22 @@ def test_small_talk_that_goes_on_to_ask_is_read_from_where_the_ask_starts() -> N
     # A question that opens with no small talk is not cut ("what | sort of things ...?").
     sort = {"what sort of help?": {"abilities": 0.6}, "what": {"lookup_client": 0.5}}
     assert chosen_after(None, "what sort of help?", sort).startswith("small talk: abilities")
+
+
+def test_a_look_up_the_message_cannot_fill_gives_way_to_one_it_can() -> None:
+    tools = [SCHEMAS[n] for n in ("resolve_brand", "lookup_brand", "remember_client_note")]
+    hints = Hints(mentions={**KINDS, "client": ["Distex"]})
+    intents = StubIntents({"resolve_brand": 0.6, "lookup_brand": 0.3, "remember_client_note": 0.1})
+    decider = Decider(intents)
+    # No brand is named for resolve_brand to resolve; the brand list takes the client named.
+    listed = decider.step(turn("which labels sit under Distex?"), tools, None, hints)
+    assert listed.tool is not None and listed.tool["function"]["name"] == "lookup_brand"
+    assert "resolve_brand lacks a value" in listed.why
+    # A brand named: the likeliest look-up is called.
+    named = Hints(mentions={**KINDS, "client": ["Distex"], "brand": ["Distex Lighting"]})
+    resolved = decider.step(turn("Distex Lighting: which client?"), tools, None, named)
+    assert resolved.tool is not None and resolved.tool["function"]["name"] == "resolve_brand"
+    # A change that lacks a value stays the step (its call asks for the value), never a look-up.
+    change = Decider(StubIntents({"remember_client_note": 0.9, "lookup_brand": 0.1}))
+    asked = change.step(turn("remember they pay by wire"), tools, None, Hints())
+    assert asked.tool is not None and asked.tool["function"]["name"] == "remember_client_note"
