@@ -68,14 +68,9 @@ class Step:
 
 
 def asks_to_know(message: str) -> bool:
-    """A question that asks to know, not a request put as one ("can you book ...?").
-
-    Read clause by clause: a request anywhere ("We're adding a brand. Can you create it?") is
-    no ask to know, and a question anywhere is one ("would it change anything? don't apply it").
-    """
-    clauses = [rest for _, rest in _clauses(message)] + [message]
-    return not any(_REQUEST.match(c) for c in clauses) and (
-        "?" in message or _QUESTION.match(message) is not None
+    """A question that asks to know, not a request put as one ("can you book ...?")."""
+    return not _REQUEST.match(message) and (
+        message.rstrip().endswith("?") or _QUESTION.match(message) is not None
     )
 
 
