@@ -6,15 +6,24 @@ follow-up in context; close tools or an unsure change are asked about, never gue
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 from local_model.conversation import Times, Turn, says
 from local_model.intent import SMALL_TALK, Intents
+from local_model.reading import GOES_ON, REQUEST, asks_to_know, clauses, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.values import BACK, argument_terms, bare, date_arguments, dates, fill, own_words
+from local_model.values import (
+    BACK,
+    FUNCTION_WORDS,
+    argument_terms,
+    bare,
+    date_arguments,
+    dates,
+    fill,
+    own_words,
+)
 
 CLOSE = 0.0
 """Margin under which both likeliest tools are asked: cross-validated, bench/step_thresholds."""
@@ -24,13 +33,6 @@ ANSWER = 1.0  # added to the tools a question of this model's asked about: the n
 UNTIMED = 0.05
 """Weighs a tool that reads a time when the thread says none: every tuning ask for one says a
 time, five in six others none (the likelihood ratio of saying none, smoothed, is about this)."""
-_REQUEST = re.compile(
-    r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
-)
-_GOES_ON = re.compile(r"(?i)^\W*(?:and|or|also|(?:what|how) about)\b")  # "and for coupons?"
-_QUESTION = re.compile(
-    r"(?i)^\W*(?:is|are|was|were|do|does|did|what|which|when|who|whose|where|how|any|tell me)\b"
-)
 
 
 class Hints(Protocol):
@@ -65,13 +67,6 @@ class Step:
     """The tools a question is about: the next message may answer it."""
     wave: tuple[tuple[dict[str, Any], Turn], ...] = ()
     """Calls to write at once, each for its part of the turn (a stay the message writes out)."""
-
-
-def asks_to_know(message: str) -> bool:
-    """A question that asks to know, not a request put as one ("can you book ...?")."""
-    return not _REQUEST.match(message) and (
-        message.rstrip().endswith("?") or _QUESTION.match(message) is not None
-    )
 
 
 class _Offer(NamedTuple):
@@ -129,11 +124,11 @@ class Decider:
     ) -> tuple[_Offer, list[tuple[str, float]]]:
         """A message that opens with small talk and then asks ("thanks! who runs X?"): the ask."""
         by_name, mentions, turn = offer.by_name, offer.hints.mentions, offer.turn
-        for lead, rest in _clauses(turn.ask):
-            asking = rest.endswith("?") or _REQUEST.match(rest)  # not "sorry, | wrong channel"
+        for lead, rest in clauses(turn.ask):
+            asking = rest.endswith("?") or REQUEST.match(rest)  # not "sorry, | wrong channel"
             named = any(says(rest, n) for names in mentions.values() for n in names)
             refers = turn.before and {bare(w) for w in rest.split()} & BACK  # a pronoun: an ask
-            goes_on = named or refers or _GOES_ON.match(rest)
+            goes_on = named or refers or GOES_ON.match(rest)
             if not (goes_on or (asking and not lead[-1:].isalpha())):
                 continue  # a first word alone opens no small talk ("what | sort of things?")
             if self._rank(_saying(offer, lead), True)[0][0] not in by_name:
@@ -196,20 +191,19 @@ class Decider:
         classes |= SMALL_TALK if may_reply else {}
         if not classes:
             return []
-        masked = _masked(turn.ask, hints.mentions)
-        alone = dict(self._intents.rank(masked or "...", classes))
+        alone = dict(self._intents.rank(masked(turn.ask, hints.mentions) or "...", classes))
         before = turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in argument_terms(_parameters(tool))]
         own = own_words(turn, hints.mentions, values)
-        if before is not None and before.ask and (_GOES_ON.match(turn.ask) or not own):
+        if before is not None and before.ask and (GOES_ON.match(turn.ask) or not own):
             # A follow-up that says nothing of its own ("Distex's?") is read with the ask
             # before; one that goes on from it ("and for coupons?", "also note that …"), so
             # read when that is surer than alone; else it is a request of its own.
             both = f"{before.ask} {turn.ask}"
-            read = dict(self._intents.rank(_masked(both, hints.mentions), classes))
+            read = dict(self._intents.rank(masked(both, hints.mentions), classes))
             tools = read if not own or _surest(read, by_name) >= _surest(alone, by_name) else tools
-        asked = set(before.asked) if before else set()
+        asked, again = _answered(turn, own)
         knowing = asks_to_know(turn.ask)
         back = not turn.says_when and bool(before and dates("", before.values()))
         untimed = not turn.says_when and not (before and turn.times(before.ask))
@@ -218,7 +212,7 @@ class Decider:
             if (knowing and name in hints.changing) or (back and reads_time):
                 tools[name] = 0.0
             tools[name] *= UNTIMED if reads_time and untimed else 1.0
-            tools[name] += ANSWER * (name in asked)
+            tools[name] += ANSWER * (name in asked or (name in again and tools[name] > 0))
         # Whether it is small talk is read from the message alone; which tool, in context.
         talk = {n: p for n, p in alone.items() if n not in by_name}
         weight = sum(tools[n] for n in by_name) or 1.0
@@ -246,6 +240,25 @@ def _fillable(offer: _Offer, best: str, ranked: list[tuple[str, float]]) -> str:
     return next((n for n in reads if not lacks(n)), best)
 
 
+def _answered(turn: Turn, own: set[str]) -> tuple[set[str], set[str]]:
+    """The tools the message answers: what a question asked about, and the calls before again.
+
+    A question of this model's is answered by the next message. A call is asked again by one
+    that adds only names and what its results hold ("and for Distex?"); a choice among its
+    result's records (several brands of one name) by one that adds at most a word of its own
+    too ("I meant the Distex one"), not by a request of its own ("make a task for Distex …").
+    """
+    before = turn.before
+    if before is None:
+        return set(), set()
+    called = {call.name for call in before.calls}
+    held = {bare(w) for found in before.values().values() for v in found for w in str(v).split()}
+    said = {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - {""}
+    new = own - held
+    again = called if said and not new else set(before.asked) & called if len(new) < 2 else set()
+    return set(before.asked) - called, again
+
+
 def _surest(ranked: Mapping[str, float], tools: Mapping[str, Any]) -> float:
     """The probability of the likeliest of `tools` in `ranked`."""
     return max((p for n, p in ranked.items() if n in tools), default=0.0)
@@ -258,28 +271,10 @@ def summary(tool: dict[str, Any]) -> str:
     return first or str(function["name"]).replace("_", " ")
 
 
-def _clauses(text: str) -> list[tuple[str, str]]:
-    """`text` cut after its first word and each clause ("ok, | thanks! | and ..."): both parts."""
-    words = text.split()
-    cuts = [i + 1 for i, word in enumerate(words[:-1]) if i == 0 or word[-1] in ",;.!?"]
-    return [(" ".join(words[:i]), " ".join(words[i:])) for i in cuts]
-
-
 def _saying(offer: _Offer, text: str) -> _Offer:
     """The offer for the message `text` in the same conversation."""
     turn = offer.turn
     return offer._replace(turn=replace(turn, now=replace(turn.now, ask=text)))
-
-
-def _masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
-    """The message with each record it names as its kind ("about client"): examples name others."""
-    named = [(name, kind) for kind, names in mentions.items() for name in names]
-    for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
-        for start, end in reversed(says(text, name)):
-            after = text[end:]  # "Thorinox Pans" is a name of its own, not the client Thorinox
-            if not (after[:1].isspace() and after.lstrip()[:1].isupper()):
-                text = f"{text[:start]}{kind.replace('_', ' ')}{text[end:]}"
-    return text
 
 
 def _reads_time(tool: dict[str, Any] | None, turn: Turn) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -13,8 +13,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from local_model.conversation import ASKED, Call, Exchange, Result, Turn, read_turn
-from local_model.decide import SURE_OF_CHANGE, Decider, asks_to_know
+from local_model.decide import SURE_OF_CHANGE, Decider
 from local_model.intent import SMALL_TALK
+from local_model.reading import asks_to_know
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.values import fill, hollow, spans
 from local_model.writing import as_span, write_call
@@ -515,6 +516,53 @@ def test_a_follow_up_of_records_alone_is_read_wholly_as_the_ask_before_it() -> N
         "what tasks does client have? and Linus Park?": {"list_tasks": 0.7, "lookup_client": 0.3},
     }
     assert chosen_after(before, "and Linus Park?", named).startswith("list_tasks")
+
+
+def test_a_follow_up_of_records_alone_asks_the_call_before_again() -> None:
+    before = Exchange("which brands does Distex have?", (Call("lookup_brand", {}),), ())
+    tools = [*TOOLS, SCHEMAS["lookup_brand"]]
+    hints = Hints(mentions={**KINDS, "client": ["Thorinox", "Distex"]})
+    # Read alone and with the ask before, a client named alone looks most like a client lookup.
+    scores = {"lookup_client": 0.7, "lookup_brand": 0.3}
+    again = Turn(Exchange("what about Thorinox?", (), ()), before, times=times)
+    chosen = Decider(StubIntents(scores)).step(again, tools, None, hints)
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "lookup_brand"
+    # With words of its own it is a request of its own.
+    own = Turn(Exchange("look up Thorinox's account", (), ()), before, times=times)
+    chosen = Decider(StubIntents(scores)).step(own, tools, None, hints)
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "lookup_client"
+    # A change asked again is no answer to a message that asks to know.
+    noted = Exchange("note that Distex pays by wire", (Call("remember_client_note", {}),), ())
+    knowing = Turn(Exchange("and Thorinox?", (), ()), noted, times=times)
+    chosen = Decider(StubIntents({"remember_client_note": 0.6, "lookup_client": 0.4})).step(
+        knowing, tools, None, hints
+    )
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "lookup_client"
+
+
+def test_a_choice_among_results_is_answered_by_what_they_hold_not_by_a_request() -> None:
+    candidates = [
+        {"name": "Garlic Press", "client": "Distex", "marketplace": "amazon_ca"},
+        {"name": "Garlic Press", "client": "Thorinox", "marketplace": "amazon_us"},
+    ]
+    found = json.dumps({"status": "ambiguous", "candidates": candidates})
+    call = Call("resolve_brand", {"brand": "Garlic Press"})
+    before = Exchange("who owns Garlic Press?", (call,), (Result("resolve_brand", found, False),))
+    before = replace(before, asked=("resolve_brand",))
+    tools = [*TOOLS, SCHEMAS["resolve_brand"], SCHEMAS["create_task"]]
+    hints = Hints(mentions={**KINDS, "client": ["Thorinox", "Distex"]})
+    scores = {"create_task": 0.5, "lookup_client": 0.45, "resolve_brand": 0.05}
+
+    def chosen(ask: str) -> str:
+        step = Decider(StubIntents(scores)).step(
+            Turn(Exchange(ask, (), ()), before), tools, None, hints
+        )
+        return step.tool["function"]["name"] if step.tool else step.reply
+
+    assert chosen("the one on amazon_ca") == "resolve_brand"
+    assert chosen("I meant the Distex one") == "resolve_brand"
+    # A request of its own that names a candidate's client is no answer to the choice.
+    assert chosen("make a task for Distex to fix the Storage bins title") == "create_task"
 
 
 def test_a_follow_up_with_words_of_its_own_is_read_alone() -> None:
