@@ -67,9 +67,25 @@ def shown(result: Result, shows: Mapping[str, Any], changed: bool = False) -> st
     if declared and (read := declared.read(data)):
         rows = [("- " * (len(read.rows) > 1)) + _one_line(row) for row in read.rows[:SHOWN_LINES]]
         return "\n".join([_field(read.lead or header) + (":" if rows else "."), *rows])
+    if result.leaves_choice:
+        return "\n".join([*_choice(data)[: SHOWN_LINES + 1], "Which one do you mean?"])
     lines = _record_lines(data) if isinstance(data, dict) else result.content.splitlines()
-    ask = ["Which one do you mean?"] * result.leaves_choice
-    return "\n".join([f"{header}:", *lines[:SHOWN_LINES], *ask])
+    return "\n".join([f"{header}:", *lines[:SHOWN_LINES]])
+
+
+def _choice(data: dict[str, Any]) -> list[str]:
+    """A lead line saying what matched more than once, and each candidate by its name."""
+    what, query = data.get("field") or "record", data.get("query")
+    lead = (
+        f'More than one {what} matches "{_field(query)}":'
+        if query
+        else f"More than one {what} matches:"
+    )
+    found = [r for v in data.values() if isinstance(v, list) for r in v if isinstance(r, dict)]
+    named = [
+        [("", r["name"]), *(f for f in _plain(r) if f[0] != "name")] for r in found if "name" in r
+    ]
+    return [lead, *(f"- {_one_line(fields)}" for fields in named)]
 
 
 def _said(data: Any) -> str:

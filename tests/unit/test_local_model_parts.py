@@ -652,9 +652,12 @@ def test_results_read_a_record_per_line_and_questions_name_the_options() -> None
         False,
     )
     text = shown(found, {})
-    assert "- name: Garlic Press, client: Thorinox" in text and text.endswith(
-        "Which one do you mean?"
-    )
+    assert text.splitlines() == [
+        "More than one record matches:",
+        "- Garlic Press — client: Thorinox",
+        "- Garlic Press — client: Distex",
+        "Which one do you mean?",
+    ]
     assert "2026-12-05 (Saturday, December 5)" in shown(
         Result("x", '{"start": "2026-12-05"}', False), {}
     )

@@ -171,7 +171,11 @@ def test_a_result_without_the_declared_records_is_laid_out_as_any_other() -> Non
         "query: Thorx",
         "suggestions: A",
     ]
-    assert read("resolve_brand", ambiguous).endswith("- name: X\nWhich one do you mean?")
+    assert read("resolve_brand", ambiguous).splitlines() == [
+        "More than one brand matches:",
+        "- X",
+        "Which one do you mean?",
+    ]
 
 
 def test_a_failure_says_why_as_before() -> None:
