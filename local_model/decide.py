@@ -14,11 +14,9 @@ from local_model.conversation import Times, Turn, says
 from local_model.intent import SMALL_TALK, Intents
 from local_model.reading import GOES_ON, REQUEST, asks_to_know, clauses, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
+from local_model.spans import BACK, FUNCTION_WORDS, bare
 from local_model.values import (
-    BACK,
-    FUNCTION_WORDS,
     argument_terms,
-    bare,
     date_arguments,
     dates,
     fill,

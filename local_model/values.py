@@ -13,22 +13,12 @@ from langchain_core.utils.json_schema import dereference_refs
 
 from local_model.conversation import Exchange, Plain, Times, Turn, says
 from local_model.grammar import alternatives
+from local_model.spans import BACK, CUT, EDGE, FUNCTION_WORDS, JOINING_WORDS, bare, spans
 
-MAX_SPAN_WORDS = 8
+FULL = 2 / 3
+"""A text clause is offered when it says this share of the words of its own the fullest says."""
 PROSE = 1000  # an argument that may be this long holds prose (a note, a title), not a name
-EDGE = " \t\n\"'`.,;:!?()[]{}<>—–-"
-_FUNCTION_WORDS = """a an the this that these those it its is are was be to of for on in at by
-    with from and or but so then there here me my we our us you your i he him his she her they
-    them their one ones please can could would will do does did what which who whose when where
-    how any some all about just only also same now"""
-FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
-_CONTENTFUL = "i he she you we they one any some all"  # words that name nothing on their own
-JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
-"""Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
-BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # pronouns that refer back
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
-_CUT = "\x00"
-_STOPS = ",;:!?()"  # punctuation that ends a clause
 _CODE = re.compile(r"^\w*(?:_|\d)\w*$")  # a word that reads as an id ("amazon_ca", "B0CGP12345")
 
 
@@ -91,6 +81,7 @@ def fill(
             )
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
             choices = [t for t in texts if _fits(t, options) and t not in empty]
+            choices = _fullest(choices, tool, records, said) if prose else choices
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(
@@ -113,6 +104,23 @@ def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequenc
     return {w for w in words if w not in told and w.removesuffix("s") not in told}
 
 
+def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -> list[Plain]:
+    """Of prose, the clauses that say nearly the most words of their own (`FULL`).
+
+    A task's title, not its request ("distex todo: | chase the supplier for the dimmer spec
+    sheet") nor a cut of it ("the dimmer spec sheet"); the whole message only when no part of
+    it says anything.
+    """
+    plain = JOINING_WORDS | set(tool.split("_")) | {bare(w) for r in records for w in r.split()}
+
+    def own(text: Plain) -> int:
+        return len({bare(w) for w in str(text).split()} - plain)
+
+    parts = [t for t in texts if str(t) != said.strip(EDGE) and own(t)]
+    most = max(map(own, parts), default=0)
+    return [t for t in parts if own(t) >= FULL * most] or texts
+
+
 def hollow(text: str, tool: str, others: Sequence[str]) -> bool:
     """Whether `text` says only function words, the tool's name or the words of `others`."""
     plain = FUNCTION_WORDS | set(tool.split("_")) | {bare(w) for o in others for w in o.split()}
@@ -132,47 +140,6 @@ def date_arguments(parameters: Mapping[str, Any], *, required_only: bool = False
     wanted, props = set(schema.get("required") or []), schema.get("properties") or {}
     dated = [a for a, p in props.items() if any(o.get("format") == "date" for o in alternatives(p))]
     return [arg for arg in dated if arg in wanted or not required_only]
-
-
-def bare(word: str) -> str:
-    """A word as compared: folded, without edge punctuation or a possessive ("Acme's")."""
-    return re.sub(r"['’]s$", "", word.strip(EDGE).casefold())
-
-
-def spans(text: str, edges: frozenset[str] | None = None) -> list[str]:
-    """The message and its runs of words (edges cut), longest first, never across a `_blank`.
-
-    With `edges`, only clauses: runs with punctuation, one of `edges` or nothing on each side
-    ("add a task for Acme to | reply to the reviews |", never "reviews" alone).
-    """
-    parts = [line.split() for part in text.split(_CUT) for line in part.splitlines()]
-    whole = len(parts) == 1 and len(text.split()) <= 2 * MAX_SPAN_WORDS
-    found = [text.strip(EDGE)] if whole else []
-    for size in range(MAX_SPAN_WORDS, 0, -1):
-        for words in parts:
-            for start, end in ((s, s + size) for s in range(len(words) - size + 1)):
-                span = re.sub(r"['’]s$", "", " ".join(words[start:end]).strip(EDGE))
-                ends = span.split()[:: max(1, len(span.split()) - 1)]
-                joins = any(bare(w) in JOINING_WORDS for w in ends)
-                clause = edges is None or all(
-                    i in (0, len(words))
-                    or bare(words[i - (i == start)]) in edges
-                    or words[i - 1][-1] in _STOPS
-                    for i in (start, end)
-                )
-                if span and clause and not joins and not _splits_name(words, start, end):
-                    found.append(span)
-    return list(dict.fromkeys(found))
-
-
-def _splits_name(words: list[str], start: int, end: int) -> bool:
-    """Whether `words[start:end]` cuts a run of capitalized words, a name ("Yusuf | Demir")."""
-    return any(
-        1 < i < len(words)
-        and all(w[:1].isupper() for w in words[i - 1 : i + 1])
-        and words[i - 1][-1].isalnum()
-        for i in (start, end)
-    )
 
 
 def _texts(
@@ -257,7 +224,7 @@ def _numbers(said: str, turn: Turn) -> list[Plain]:
     for call in turn.now.calls:
         for value in call.args.values():
             if isinstance(value, str) and value:
-                text = text.replace(value, f" {_CUT} ")
+                text = text.replace(value, f" {CUT} ")
     return [float(n) if "." in n else int(n) for n in _NUMBER.findall(text)]
 
 
@@ -293,5 +260,5 @@ def _fits(text: str, options: list[dict[str, Any]]) -> bool:
 def _blank(text: str, where: list[tuple[int, int]]) -> str:
     """`text` with the parts at `where` cut out (runs of words do not cross a cut)."""
     for start, end in sorted(where, reverse=True):
-        text = f"{text[:start]} {_CUT} {text[end:]}"
+        text = f"{text[:start]} {CUT} {text[end:]}"
     return text

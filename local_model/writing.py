@@ -15,7 +15,8 @@ from local_model.conversation import Times, Turn, says
 from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
 from local_model.replies import ask_for
-from local_model.values import JOINING_WORDS, bare, date_arguments, fill, hollow
+from local_model.spans import JOINING_WORDS, bare
+from local_model.values import date_arguments, fill, hollow
 
 ARGS_MAX_TOKENS = 160
 Complete = Callable[[str, Any, int], str]

@@ -17,7 +17,8 @@ from local_model.decide import SURE_OF_CHANGE, Decider
 from local_model.intent import SMALL_TALK
 from local_model.reading import asks_to_know
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.values import fill, hollow, spans
+from local_model.spans import spans
+from local_model.values import fill, hollow
 from local_model.writing import as_span, write_call
 from tools.calendar.time_phrases import time_phrases
 from tools.registry import default_registry

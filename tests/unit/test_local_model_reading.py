@@ -101,6 +101,23 @@ def test_prose_is_offered_as_clauses_without_the_request_or_a_record_alone() -> 
     assert not {"Remember", "Distex"} & set(note.choices["note"])  # no fact in either
 
 
+def test_a_text_runs_to_its_clause_end_and_the_clauses_that_say_little_are_not_offered() -> None:
+    mentions = {**KINDS, "client": ["Distex"]}
+    ask = "distex to-do: follow up with the carrier about the dented pallet invoices, by Friday"
+    task = fill(parameters("create_task"), turn(ask), mentions, "create_task")
+    # Nine words, past the eight a name may have; neither the request nor a cut of the clause.
+    assert "follow up with the carrier about the dented pallet invoices" in task.choices["title"]
+    assert not {"distex to-do", "dented pallet invoices", "by Friday"} & set(task.choices["title"])
+    note = fill(
+        parameters("remember_client_note"),
+        turn("their buyer only takes calls before 10am Eastern, store that for Distex"),
+        mentions,
+        "remember_client_note",
+    )
+    assert "store" not in note.choices["note"]
+    assert "buyer only takes calls before 10am Eastern" in note.choices["note"]
+
+
 def test_classes_offered_in_another_order_reuse_their_classifier_and_few_are_kept() -> None:
     intents = Intents(SameVectors())  # type: ignore[arg-type]
     trained = []

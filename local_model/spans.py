@@ -1,0 +1,91 @@
+"""The runs of words a copied value may be: words as compared, and a message's spans.
+
+A value is copied from the message, never written: a span is a run of its words, a clause one
+that its punctuation or a joining word bounds.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_SPAN_WORDS = 8
+EDGE = " \t\n\"'`.,;:!?()[]{}<>—–-"
+_FUNCTION_WORDS = """a an the this that these those it its is are was be to of for on in at by
+    with from and or but so then there here me my we our us you your i he him his she her they
+    them their one ones please can could would will do does did what which who whose when where
+    how any some all about just only also same now"""
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
+_CONTENTFUL = "i he she you we they one any some all"  # words that name nothing on their own
+JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
+"""Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
+BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # pronouns that refer back
+CUT = "\x00"
+_STOPS = ",;:!?()"  # punctuation that ends a clause
+
+
+def bare(word: str) -> str:
+    """A word as compared: folded, without edge punctuation or a possessive ("Acme's")."""
+    return unpossessive(word.strip(EDGE).casefold())
+
+
+def unpossessive(text: str) -> str:
+    """`text` without a possessive at its end ("Acme's" is Acme)."""
+    return re.sub(r"['’]s$", "", text)
+
+
+def spans(text: str, edges: frozenset[str] | None = None) -> list[str]:
+    """The message and its runs of up to `MAX_SPAN_WORDS` words, longest first.
+
+    Edges are cut, and no run crosses a `CUT`.
+
+    With `edges`, its clauses instead (`_clauses`): "add a task for Acme to | reply to the
+    reviews |", never "reviews" alone.
+    """
+    parts = [line.split() for part in text.split(CUT) for line in part.splitlines()]
+    whole = len(parts) == 1 and len(text.split()) <= 2 * MAX_SPAN_WORDS
+    found = [text.strip(EDGE)] if whole else []
+    if edges is not None:  # a clause runs to its end: from each start, its longest only
+        return list(dict.fromkeys([*found, *_clauses(parts, edges)]))
+    for size in range(MAX_SPAN_WORDS, 0, -1):
+        for words in parts:
+            for start, end in ((s, s + size) for s in range(len(words) - size + 1)):
+                span = unpossessive(" ".join(words[start:end]).strip(EDGE))
+                ends = span.split()[:: max(1, len(span.split()) - 1)]
+                joins = any(bare(w) in JOINING_WORDS for w in ends)
+                if span and not joins and not _splits_name(words, start, end):
+                    found.append(span)
+    return list(dict.fromkeys(found))
+
+
+def _clauses(parts: list[list[str]], edges: frozenset[str]) -> list[str]:
+    """From each word a clause may start at, its longest clause, longest first.
+
+    A clause runs up to its punctuation, a word of `edges` or the end ("add a task for Acme to
+    | reply to the reviews"), however many words it has.
+    """
+    found = []
+    for words in parts:
+        stops = [i + 1 for i, w in enumerate(words) if w[-1] in _STOPS] + [len(words)]
+        for start in range(len(words)):
+            if start and not (bare(words[start - 1]) in edges or words[start - 1][-1] in _STOPS):
+                continue
+            limit = next(i for i in stops if i > start)
+            for end in range(limit, start, -1):
+                span = unpossessive(" ".join(words[start:end]).strip(EDGE))
+                closes = end == limit or bare(words[end]) in edges
+                ends = span.split()[:: max(1, len(span.split()) - 1)]
+                joins = any(bare(w) in JOINING_WORDS for w in ends)
+                if span and closes and not joins and not _splits_name(words, start, end):
+                    found.append(span)
+                    break
+    return sorted(found, key=lambda span: -len(span.split()))
+
+
+def _splits_name(words: list[str], start: int, end: int) -> bool:
+    """Whether `words[start:end]` cuts a run of capitalized words, a name ("Yusuf | Demir")."""
+    return any(
+        1 < i < len(words)
+        and all(w[:1].isupper() for w in words[i - 1 : i + 1])
+        and words[i - 1][-1].isalnum()
+        for i in (start, end)
+    )
