@@ -15,8 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL_MODEL = ROOT / "local_model"
-LEXICAL_RULES_CEILING = 19
-"""The count on 2026-12-02 (42 when it was first counted); lower it as rules go."""
+LEXICAL_RULES_CEILING = 18
+"""The count on 2026-12-04 (42 when it was first counted); lower it as rules go."""
 _RE_CALLS = frozenset(
     {"compile", "search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer"}
 )
