@@ -107,9 +107,9 @@ def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequenc
 def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -> list[Plain]:
     """Of prose, the clauses that say nearly the most words of their own (`FULL`).
 
-    A task's title, not its request ("distex todo: | chase the supplier for the dimmer spec
-    sheet") nor a cut of it ("the dimmer spec sheet"); the whole message only when no part of
-    it says anything.
+    A task's title, not its request ("acme to-do: | email the printer about the late proofs")
+    nor a cut of it ("the late proofs"); the whole message only when no part of it says
+    anything.
     """
     plain = JOINING_WORDS | set(tool.split("_")) | {bare(w) for r in records for w in r.split()}
 

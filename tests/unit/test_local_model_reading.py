@@ -81,41 +81,30 @@ def test_a_name_is_offered_whole_never_cut_in_two() -> None:
     assert "Before I Leave" not in tasks.choices.get("assignee", [])
 
 
+def prose(tool: str, ask: str, arg: str) -> list[Any]:
+    """What `tool`'s text argument `arg` is offered for `ask`, Distex being a client."""
+    return fill(parameters(tool), turn(ask), {**KINDS, "client": ["Distex"]}, tool).choices[arg]
+
+
 def test_prose_is_offered_as_clauses_without_the_request_or_a_record_alone() -> None:
-    mentions = {**KINDS, "client": ["Distex"]}
-    task = fill(
-        parameters("create_task"),
-        turn("add a to-do for Distex to answer the lamp reviews"),
-        mentions,
-        "create_task",
-    )
-    assert "answer the lamp reviews" in task.choices["title"]
-    assert not {"reviews", "answer the lamp", "Distex"} & set(task.choices["title"])
-    note = fill(
-        parameters("remember_client_note"),
-        turn("Remember that Distex pays by card"),
-        mentions,
-        "remember_client_note",
-    )
-    assert {"Distex pays by card", "pays by card"} <= set(note.choices["note"])
-    assert not {"Remember", "Distex"} & set(note.choices["note"])  # no fact in either
+    title = prose("create_task", "add a to-do for Distex to answer the lamp reviews", "title")
+    assert "answer the lamp reviews" in title
+    assert not {"reviews", "answer the lamp", "Distex"} & set(title)
+    note = prose("remember_client_note", "Remember that Distex pays by card", "note")
+    assert {"Distex pays by card", "pays by card"} <= set(note)
+    assert not {"Remember", "Distex"} & set(note)  # no fact in either
 
 
 def test_a_text_runs_to_its_clause_end_and_the_clauses_that_say_little_are_not_offered() -> None:
-    mentions = {**KINDS, "client": ["Distex"]}
     ask = "distex to-do: follow up with the carrier about the dented pallet invoices, by Friday"
-    task = fill(parameters("create_task"), turn(ask), mentions, "create_task")
+    title = prose("create_task", ask, "title")
     # Nine words, past the eight a name may have; neither the request nor a cut of the clause.
-    assert "follow up with the carrier about the dented pallet invoices" in task.choices["title"]
-    assert not {"distex to-do", "dented pallet invoices", "by Friday"} & set(task.choices["title"])
-    note = fill(
-        parameters("remember_client_note"),
-        turn("their buyer only takes calls before 10am Eastern, store that for Distex"),
-        mentions,
-        "remember_client_note",
-    )
-    assert "store" not in note.choices["note"]
-    assert "buyer only takes calls before 10am Eastern" in note.choices["note"]
+    assert "follow up with the carrier about the dented pallet invoices" in title
+    assert not {"distex to-do", "dented pallet invoices", "by Friday"} & set(title)
+    ask = "the Distex warehouse only signs for pallets on weekday mornings, jot that down"
+    note = prose("remember_client_note", ask, "note")
+    assert "jot" not in note
+    assert "warehouse only signs for pallets on weekday mornings" in note
 
 
 def test_classes_offered_in_another_order_reuse_their_classifier_and_few_are_kept() -> None:
