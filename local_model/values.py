@@ -36,7 +36,8 @@ def fill(
 ) -> Fill:
     """The values each argument of a call of `tool` with `parameters` may take in `turn`.
 
-    A follow-up that leans on `tool`'s last call, or refers back to any call, keeps its arguments.
+    A follow-up that leans on `tool`'s last call, or refers back to any call, keeps its arguments;
+    a record it picks out of what `tool` found ("the amazon_us one") gives its fields.
     """
     schema = dereference_refs(dict(parameters))
     required, props = set(schema.get("required") or []), schema.get("properties") or {}
@@ -46,7 +47,9 @@ def fill(
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
     leans = not own_words(turn, mentions, argument_terms(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
-    asked, calls = prior.values(picked_by=turn.ask, about=leans or back), prior.calls
+    calls = prior.calls  # "open a task" picks no open task out of a client's context
+    answers = tool in {*prior.asked, *(c.name for c in calls)}
+    asked = prior.values(picked_by=turn.ask if answers else "", about=leans or back)
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
     own_time, dated, said = turn.says_when, set(date_arguments(schema)), turn.said(tool)

@@ -246,14 +246,27 @@ def test_a_record_the_follow_up_picks_out_of_a_listing_gives_its_fields() -> Non
         parameters("resolve_brand"),
         follow_up("the amazon_us one", "who owns Garlic Press?", resolved, found),
         KINDS,
+        "resolve_brand",
     )
     assert picked.choices["client"] == ["Thorinox"] and picked.said == ["client"]
     unpicked = fill(
         parameters("resolve_brand"),
         follow_up("the other one", "who owns Garlic Press?", resolved, found),
         KINDS,
+        "resolve_brand",
     )
     assert "client" not in unpicked.choices
+
+
+def test_a_request_for_another_tool_takes_nothing_from_a_record_it_happens_to_pick() -> None:
+    task = {"title": "Reshoot", "status": "open", "brand": "Cork Screw", "assignee": "Ivo Petrov"}
+    pack = {"client": {"name": "Vexa"}, "tasks": [{**task, "due_date": "2026-12-03"}]}
+    context = Call("get_client_context", {"client": "Vexa"})
+    # "open" is the listed task's status, but here it is the request's verb.
+    new = follow_up("open a task for Lumen to reprint the inserts", "Vexa?", context, pack)
+    offered = fill(parameters("create_task"), new, {**KINDS, "client": ["Lumen"]}, "create_task")
+    assert not {"brand", "assignee", "due_date"} & {*offered.choices, *offered.said}
+    assert offered.choices["client"] == ["Lumen"]
 
 
 def test_a_record_a_result_is_about_stands_for_its_name() -> None:
