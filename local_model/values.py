@@ -47,8 +47,8 @@ def fill(
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
     leans = not own_words(turn, mentions, argument_terms(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
-    calls = prior.calls  # "open a task" picks no open task out of a client's context
-    answers = tool in {*prior.asked, *(c.name for c in calls)}
+    calls = prior.calls
+    answers = tool in {*prior.asked, *(c.name for c in calls)}  # "open a task" picks no open task
     asked = prior.values(picked_by=turn.ask if answers else "", about=leans or back)
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
