@@ -37,7 +37,8 @@ def fill(
     """The values each argument of a call of `tool` with `parameters` may take in `turn`.
 
     A follow-up that leans on `tool`'s last call, or refers back to any call, keeps its arguments;
-    a record it picks out of what `tool` found ("the amazon_us one") gives its fields.
+    a record it picks out of what `tool` found ("the amazon_us one") gives its fields. A request
+    of its own is offered another tool's arguments only where they name a record (a client).
     """
     schema = dereference_refs(dict(parameters))
     required, props = set(schema.get("required") or []), schema.get("properties") or {}
@@ -50,6 +51,10 @@ def fill(
     calls = prior.calls
     answers = tool in {*prior.asked, *(c.name for c in calls)}  # "open a task" picks no open task
     asked = prior.values(picked_by=turn.ask if answers else "", about=leans or back)
+    if not (leans or back):  # a request of its own takes from another tool's call only records
+        mine = {k for c in calls if c.name == tool for k in c.args}  # not its filter ("assignee")
+        theirs = {k for c in calls for k, v in c.args.items() if isinstance(v, str)} - mine
+        asked = {k: vs for k, vs in asked.items() if k in mentions or k not in theirs}
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
     own_time, dated, said = turn.says_when, set(date_arguments(schema)), turn.said(tool)

@@ -269,6 +269,24 @@ def test_a_request_for_another_tool_takes_nothing_from_a_record_it_happens_to_pi
     assert offered.choices["client"] == ["Lumen"]
 
 
+def test_a_request_of_its_own_takes_another_tools_records_not_its_filters() -> None:
+    listed = Call("list_tasks", {"client": "Vexa", "assignee": "Ivo Petrov"})
+    ask, kinds = "what is Ivo Petrov working on for Vexa?", {**KINDS, "client": ["Vexa"]}
+    # The listing was filtered by a person; a new task is not therefore theirs.
+    new = follow_up("make a task for Vexa to reprint the inserts", ask, listed, {"tasks": []})
+    offered = fill(parameters("create_task"), new, kinds, "create_task")
+    assert "assignee" not in offered.choices and offered.choices["client"] == ["Vexa"]
+    # The client, a record, is still offered to another tool's optional filter.
+    brands = follow_up("which brands carry the inserts?", ask, listed, {"tasks": []})
+    assert fill(parameters("lookup_brand"), brands, kinds, "lookup_brand").choices["client"] == [
+        "Vexa"
+    ]
+    # A message that refers back to the person keeps them.
+    theirs = follow_up("give them a task to reprint the inserts", ask, listed, {"tasks": []})
+    offered = fill(parameters("create_task"), theirs, kinds, "create_task")
+    assert offered.choices["assignee"] == ["Ivo Petrov"]
+
+
 def test_a_record_a_result_is_about_stands_for_its_name() -> None:
     client = {"status": "found", "client": {"id": 1, "name": "Thorinox", "notes": "Kitchen"}}
     looked_up = Call("lookup_client", {"query": "Thorinox"})
