@@ -14,7 +14,13 @@ from core.settings import Settings
 
 
 def openai_chat_model(model_name: str, settings: Settings) -> BaseChatModel:
-    """Build ChatOpenAI for `model_name`, honouring OPENAI_BASE_URL."""
+    """Build ChatOpenAI for `model_name`, honouring OPENAI_BASE_URL.
+
+    The model gets an HTTP client of its own: langchain-openai would share one per base URL
+    across the process, and a kept-alive connection belongs to the event loop that opened it
+    (a second `asyncio.run` in the process, or a test's, failed on "Event loop is closed").
+    """
+    import openai
     from langchain_openai import ChatOpenAI
 
     if not model_name:
@@ -36,6 +42,7 @@ def openai_chat_model(model_name: str, settings: Settings) -> BaseChatModel:
         max_retries=settings.model_max_retries,
         streaming=settings.model_streaming,
         stream_usage=True,
+        http_async_client=openai.DefaultAsyncHttpxClient(),
     )
 
 
