@@ -121,6 +121,18 @@ async def test_gather_finds_a_task_named_by_its_whole_title(workspace) -> None:
     assert not [s for s in update["sources"] if s["type"] == "task"]
 
 
+async def test_gather_finds_a_team_member_named_in_full_with_their_roles(workspace) -> None:
+    state = {"messages": [HumanMessage("what is linus park on?", id="m1")], "turn_start_id": "m1"}
+    update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+    people = [s for s in update["sources"] if s["type"] == "team_member"]
+    assert [s["reference"] for s in people] == ["Linus Park"]
+    assert people[0]["excerpt"].endswith(": ppc specialist on Thorinox")
+    # A first name alone names nobody: two people could share it.
+    state["messages"] = [HumanMessage("what is Linus on?", id="m1")]
+    update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+    assert not [s for s in update["sources"] if s["type"] == "team_member"]
+
+
 async def test_gather_finds_the_records_of_the_ask_a_question_put_off(workspace) -> None:
     asked = [
         HumanMessage("add a task for Thorinox to refresh the images", id="m1"),

@@ -22,7 +22,7 @@ PACK = Pack(
         *brands.TOOLS,
     ),
     sources=(workspace_sources,),
-    records=("client", "brand", "task"),
+    records=("client", "brand", "team_member", "task"),
     migrations=HERE / "migrations" / "versions",
     seed=seed_agency,
     scenarios=HERE / "scenarios",

@@ -1,7 +1,7 @@
 """The agency pack's sources for gather: what a message points at in the workspace.
 
-Clients, brands and tasks it mentions, those clients' memory notes, and the knowledge base's
-best documents for it, found without a model call.
+Clients, brands, team members and tasks it mentions, those clients' memory notes, and the
+knowledge base's best documents for it, found without a model call.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import name_key
+from core.db.models import TeamMember
 from core.state import Source
 from tools import names
-from tools.agency.models import Brand, Client, ClientMemoryNote, Task
+from tools.agency.models import Assignment, Brand, Client, ClientMemoryNote, Task
 from tools.agency.search import search
 from tools.agency.tasks import tasks_query
 from tools.declaration import GatherContext
@@ -28,7 +29,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
-    """Mentioned clients, brands and tasks, those clients' memory notes, then KB hits."""
+    """Mentioned clients, brands, people and tasks, those clients' memory notes, then KB hits."""
     db = ctx.db
     if db is None:
         return []
@@ -80,6 +81,7 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
                 }
             )
             mentioned.setdefault(brand.client_id, client)
+        sources += await _people(session, key)
         sources += await _tasks(session, key)
         if mentioned:
             notes = await session.execute(
@@ -112,6 +114,34 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
                 }
             )
     return sources
+
+
+async def _people(session: AsyncSession, key: str) -> list[Source]:
+    """The team members the message names in full, with their title and roles on clients."""
+    ids = [i for i, name, _ in await names.listing(session, TeamMember) if _mentions(key, name)]
+    if not ids:
+        return []
+    people = await session.execute(select(TeamMember).where(TeamMember.id.in_(ids)))
+    roles = await session.execute(
+        select(Assignment.team_member_id, Assignment.assignment_role, Client.name)
+        .join(Client, Client.id == Assignment.client_id)
+        .where(Assignment.team_member_id.in_(ids))
+        .order_by(Assignment.id)
+    )
+    held: dict[int, list[str]] = {}
+    for person_id, role, client in roles.all():
+        held.setdefault(person_id, []).append(f"{role.replace('_', ' ')} on {client}")
+    return [
+        {
+            "type": "team_member",
+            "label": "workspace team member",
+            "reference": person.name,
+            "excerpt": f"team member {person.name}"
+            + (f", {person.title}" if person.title else "")
+            + f": {'; '.join(held.get(person.id, [])) or 'no client roles'}",
+        }
+        for person in sorted(people.scalars(), key=lambda p: p.id)
+    ]
 
 
 async def _tasks(session: AsyncSession, key: str) -> list[Source]:
