@@ -52,8 +52,9 @@ def fill(
     answers = tool in {*prior.asked, *(c.name for c in calls)}  # "open a task" picks no open task
     asked = prior.values(picked_by=turn.ask if answers else "", about=leans or back)
     if not (leans or back):  # a request of its own takes from another tool's call only records
-        mine = {k for c in calls if c.name == tool for k in c.args}  # not its filter ("assignee")
+        mine = {k for c in calls if c.name == tool for k in c.args}  # its own call's it keeps
         theirs = {k for c in calls for k, v in c.args.items() if isinstance(v, str)} - mine
+        # of another tool's texts, a record ("client") stays and a filter ("assignee") goes
         asked = {k: vs for k, vs in asked.items() if k in mentions or k not in theirs}
     given = [(k, v) for c in calls for k, v in c.args.items()]
     picked = {k: [v for v in vs if (k, v) not in given] for k, vs in asked.items()}
