@@ -25,7 +25,7 @@ from local_model.decide import Decider, Hints, summary
 from local_model.writing import OPENING, write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
-_NONE: Any = {"examples": {}, "changing": set(), "readers": set(), "mentions": {}}
+_NONE: Any = {"examples": {}, "changing": set(), "readers": set(), "mentions": {}, "read_as": {}}
 NO_HINTS: Any = SimpleNamespace(**_NONE, abilities=(), stated=(), shows={}, times=no_times)
 """The hints of a call whose caller gave none."""
 

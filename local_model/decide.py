@@ -46,6 +46,8 @@ class Hints(Protocol):
     """What the asker may ask for, a line each."""
     mentions: Mapping[str, Sequence[str]]
     """The workspace records the message names, by kind (an argument's name)."""
+    read_as: Mapping[str, str]
+    """The name a record of a kind reads as when the message is classified (else its kind)."""
     stated: Sequence[Mapping[str, str]]
     """The stays the message writes out, already read (`check_in`, `check_out`)."""
     shows: Mapping[str, Any]
@@ -189,7 +191,9 @@ class Decider:
         classes |= SMALL_TALK if may_reply else {}
         if not classes:
             return []
-        alone = dict(self._intents.rank(masked(turn.ask, hints.mentions) or "...", classes))
+        alone = dict(
+            self._intents.rank(masked(turn.ask, hints.mentions, hints.read_as) or "...", classes)
+        )
         before = turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in argument_terms(_parameters(tool))]
@@ -199,7 +203,7 @@ class Decider:
             # before; one that goes on from it ("and for coupons?", "also note that …"), so
             # read when that is surer than alone; else it is a request of its own.
             both = f"{before.ask} {turn.ask}"
-            read = dict(self._intents.rank(masked(both, hints.mentions), classes))
+            read = dict(self._intents.rank(masked(both, hints.mentions, hints.read_as), classes))
             tools = read if not own or _surest(read, by_name) >= _surest(alone, by_name) else tools
         asked, again = _answered(turn, own)
         knowing = asks_to_know(turn.ask)

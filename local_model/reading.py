@@ -34,12 +34,19 @@ def clauses(text: str) -> list[tuple[str, str]]:
     return [(" ".join(words[:i]), " ".join(words[i:])) for i in cuts]
 
 
-def masked(text: str, mentions: Mapping[str, Sequence[str]]) -> str:
-    """The message with each record it names as its kind ("about client"): examples name others."""
+def masked(
+    text: str, mentions: Mapping[str, Sequence[str]], read_as: Mapping[str, str] | None = None
+) -> str:
+    """The message with each record it names read as its kind, or as `read_as` names the kind.
+
+    "About Distex" reads "about client", and a team member "Jo Kim": the examples name other
+    records, and these words.
+    """
     named = [(name, kind) for kind, names in mentions.items() for name in names]
     for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
         for start, end in reversed(says(text, name)):
             after = text[end:]  # "Thorinox Pans" is a name of its own, not the client Thorinox
             if not (after[:1].isspace() and after.lstrip()[:1].isupper()):
-                text = f"{text[:start]}{kind.replace('_', ' ')}{text[end:]}"
+                word = (read_as or {}).get(kind) or kind.replace("_", " ")
+                text = f"{text[:start]}{word}{text[end:]}"
     return text

@@ -171,6 +171,7 @@ class Act:
             readers=frozenset(tool.name for tool in tools if "date_reader" in tool.provides),
             abilities=self._registry.abilities(asker_of(state, ctx).role),
             mentions=mentions,
+            read_as=self._registry.read_as,
             stated=stated,
             shows={tool.name: tool.shows for tool in tools if tool.shows},
             times=(lambda text: finds(text, today)) if finds else no_times,

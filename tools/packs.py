@@ -42,6 +42,10 @@ class Pack:
     records: tuple[str, ...] = ()
     """The kinds of record those sources name: a source of such a type names a value for
     the tools' arguments of that name (a `client` source, a `client` argument)."""
+    read_as: tuple[tuple[str, str], ...] = ()
+    """(A kind of record, a name its tools' example asks use for one): when the embedded model
+    tells what a message asks, a record of that kind reads as that name, so that the message
+    reads like the examples. Without one, a record reads as its kind's words ("client")."""
     migrations: Path | None = None
     """The Alembic versions folder of the pack's tables: its own branch, labelled with the
     pack's name, run by `agentloop db upgrade` only while the pack is enabled."""
@@ -73,12 +77,17 @@ class Pack:
             raise ValueError(
                 f"pack {self.name!r} lists tools declared for another pack: {', '.join(strays)}"
             )
+        if unknown := sorted({kind for kind, _ in self.read_as} - set(self.records)):
+            raise ValueError(f"pack {self.name!r} reads kinds it names no record of: {unknown}")
         if self.migrations is not None and not self.migrations.is_dir():
             raise ValueError(f"pack {self.name!r}: no migrations folder at {self.migrations}")
         if self.asks is not None:
             more = _more_asks(self.name, self.asks, {tool.name for tool in self.tools})
             tools = tuple(replace(t, more_asks=more.get(t.name, ())) for t in self.tools)
             object.__setattr__(self, "tools", tools)  # frozen: set while being made
+        said = " ".join(example for tool in self.tools for example in tool.examples)
+        if unsaid := [name for _, name in self.read_as if name not in said]:
+            raise ValueError(f"pack {self.name!r} reads records as names no example says: {unsaid}")
 
 
 def _more_asks(pack: str, path: Path, tools: set[str]) -> dict[str, tuple[str, ...]]:

@@ -41,6 +41,8 @@ class ToolRegistry:
         value for the arguments of that name (a `client` source, a `client` argument)."""
         self.packs: tuple[Pack, ...] = tuple(packs)
         """The packs the tools came from (the runtime's own tools belong to none)."""
+        self.read_as: dict[str, str] = {k: v for pack in self.packs for k, v in pack.read_as}
+        """How the embedded model reads a record of each kind that declares it (`Pack.read_as`)."""
         for tool in tools:
             self.add(tool)
 

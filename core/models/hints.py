@@ -37,6 +37,8 @@ class ToolHints:
     """What the asker may ask for, a line per tool."""
     mentions: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """The workspace records the message names, by kind (the argument name that takes one)."""
+    read_as: Mapping[str, str] = field(default_factory=dict)
+    """The name a record of a kind reads as when a message is classified (else its kind)."""
     stated: Sequence[Mapping[str, str]] = ()
     """The stays the message writes out, already read: each one's `check_in` and `check_out`."""
     shows: Mapping[str, Shows] = field(default_factory=dict)

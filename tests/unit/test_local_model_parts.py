@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from local_model.conversation import ASKED, Call, Exchange, Result, Turn, read_turn
 from local_model.decide import SURE_OF_CHANGE, Decider
 from local_model.intent import SMALL_TALK
-from local_model.reading import asks_to_know
+from local_model.reading import asks_to_know, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.spans import spans
 from local_model.values import fill, hollow
@@ -56,6 +56,13 @@ def test_questions_that_ask_to_know_are_told_from_requests_put_as_questions() ->
     assert asks_to_know("tell me about the client Distex")
     assert not asks_to_know("can you book the Queen for Dana Levi?")
     assert not asks_to_know("note that Distex wants weekly status reports")
+
+
+def test_a_named_record_reads_as_its_kind_or_the_name_its_pack_gives_the_kind() -> None:
+    named = {"client": ["Vexa"], "team_member": ["Ivo Petrov"]}
+    ask = "what is Ivo Petrov doing for Vexa?"
+    assert masked(ask, named) == "what is team member doing for client?"
+    assert masked(ask, named, {"team_member": "Ann Lee"}) == "what is Ann Lee doing for client?"
 
 
 # --- what a call may take --------------------------------------------------------------
@@ -375,6 +382,7 @@ class Hints:
     readers: frozenset[str] = frozenset({"resolve_date_hint"})
     abilities: Sequence[str] = ("Look up a client by name",)
     mentions: Mapping[str, Sequence[str]] = field(default_factory=lambda: dict(KINDS))
+    read_as: Mapping[str, str] = field(default_factory=dict)
     shows: Mapping[str, Any] = field(default_factory=dict)
     times: Any = times
 

@@ -85,6 +85,10 @@ def test_a_declaration_is_checked() -> None:
         Pack(name="Acme Support", summary="x")
     with pytest.raises(ValueError, match="no migrations folder"):
         Pack(name="acme", summary="x", migrations=ROOT / "nowhere")
+    with pytest.raises(ValueError, match=r"reads kinds it names no record of: \['vendor'\]"):
+        Pack(name="acme", summary="x", records=("client",), read_as=(("vendor", "Ann Lee"),))
+    with pytest.raises(ValueError, match=r"reads records as names no example says: \['Ann Lee'\]"):
+        Pack(name="acme", summary="x", records=("client",), read_as=(("client", "Ann Lee"),))
 
     @declare(pack="elsewhere", kind="read_only")
     async def stray(args: NoArgs, ctx: ToolContext) -> None:  # pragma: no cover
