@@ -61,7 +61,6 @@ def fill(
     own_time, dated, said = turn.says_when, set(date_arguments(schema)), turn.said(tool)
     keep = back or bool(dated & {k for c in calls for k in c.args} and not own_time)  # same stay
     again = {k: v for c in calls if keep or (leans and c.name == tool) for k, v in c.args.items()}
-    read = own_time and len(dated) == 1 and bool(dates("", now))  # the reader read its time
     written = [w for w in turn.times(said) if re.search(r"\d", said[slice(*w)])]
     ask = _blank(said, written) if dated else said  # a date, not text
     records = [n for names in mentions.values() for n in names]
@@ -94,11 +93,10 @@ def fill(
             choices = _fullest(choices, tool, records, said) if prose else choices
         if choices:
             result.choices[arg] = choices
-            meant = (read and arg in dated) or any(  # a time: the message's, as read
+            if arg not in required and any(
                 says(said, str(c)) or c in picked.get(arg, []) or c == again.get(arg)
                 for c in choices
-            )
-            if meant and arg not in required:
+            ):
                 result.said.append(arg)
         elif arg in required:
             result.missing.append(arg)

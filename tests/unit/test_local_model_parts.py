@@ -294,19 +294,6 @@ def test_a_request_of_its_own_takes_another_tools_records_not_its_filters() -> N
     assert offered.choices["assignee"] == ["Ivo Petrov"]
 
 
-def test_a_time_the_message_says_fills_the_optional_date_the_reader_read() -> None:
-    ask = "new to-do for Vexa: reprint the inserts by Thursday"
-    kinds = {**KINDS, "client": ["Vexa"]}
-    read = Call("resolve_date_hint", {"hint": "Thursday"})
-    found = Result(read.name, json.dumps({"date": "2026-11-26"}), False)
-    offered = fill(parameters("create_task"), turn(ask, [read], [found]), kinds, "create_task")
-    assert offered.choices["due_date"] == ["2026-11-26"] and "due_date" in offered.said
-    # Without a time of its own, a date found earlier in the turn is offered but not said.
-    plain = turn("new to-do for Vexa: reprint the inserts", [read], [found])
-    offered = fill(parameters("create_task"), plain, kinds, "create_task")
-    assert offered.choices["due_date"] == ["2026-11-26"] and "due_date" not in offered.said
-
-
 def test_a_record_a_result_is_about_stands_for_its_name() -> None:
     client = {"status": "found", "client": {"id": 1, "name": "Thorinox", "notes": "Kitchen"}}
     looked_up = Call("lookup_client", {"query": "Thorinox"})
