@@ -39,8 +39,8 @@ def masked(
 ) -> str:
     """The message with each record it names read as its kind, or as `read_as` names the kind.
 
-    "About Distex" reads "about client", and a team member "Jo Kim": the examples name other
-    records, and these words.
+    "About Distex" reads "about client", or "about Acme" when the pack reads clients so: the
+    examples name other records, and a name they use reads like them.
     """
     named = [(name, kind) for kind, names in mentions.items() for name in names]
     for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
