@@ -1,4 +1,4 @@
-"""The embedded local model on its sets of asks: the tuning set and held-out v5 and v6.
+"""The embedded local model on its sets of asks: the tuning set and held-out v6 and v7.
 
 Each ask runs through the runner (the whole graph: preselection, the local model, tools,
 verify) in a thread of its own on a seeded demo workspace in SQLite, as an admin, with a
@@ -8,7 +8,7 @@ proposed for an ask that only asks to know is counted on its own.
 
 The held-out sets are reported as totals per category only: neither the progress said while it
 runs nor the recorded section names an ask of it or what was answered. The tuning set (with
-the retired held-out v1 to v4) is itemized. The median turn is measured again while
+the retired held-out v1 to v5) is itemized. The median turn is measured again while
 another process keeps one core busy.
 """
 
