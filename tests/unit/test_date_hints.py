@@ -20,6 +20,10 @@ MONDAY = date(2025, 1, 6)
         ("ten days from now", "2025-01-16", 1),
         ("a week from today", "2025-01-13", 1),
         ("three days from today", "2025-01-09", 1),
+        # "out", "ahead" and "away" count from now too.
+        ("ten days out", "2025-01-16", 1),
+        ("3 days ahead from today", "2025-01-09", 1),
+        ("two weeks away", "2025-01-20", 1),
         ("tomorrow at 3pm", "2025-01-07", 1),
         ("3 nights from the day after tomorrow", "2025-01-08", 3),
         ("tomorrow until the day after tomorrow", "2025-01-07", 1),

@@ -41,6 +41,12 @@ def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> N
     assert said("an audit a week from today") == ["a week from today"]
 
 
+def test_a_count_of_days_out_or_ahead_is_a_time_but_not_out_of_something() -> None:
+    assert said("what date is ten days out from today?") == ["ten days out from today"]
+    assert said("two weeks ahead, which day is it") == ["two weeks ahead"]
+    assert not says_when("we were three days out of stock")
+
+
 def test_a_time_after_that_refers_back_unless_it_says_which_anew() -> None:
     assert said("any rooms this weekend?") == ["this weekend"]
     assert not says_when("are there rooms that weekend?")

@@ -39,6 +39,9 @@ _RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\bun
 _NIGHTS_FROM = re.compile(rf"({_NUMBER}) nights? (?:from|starting|starting on|beginning) (.+)")
 _FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
 # How long, not when: dateparser would read "3 weeks" as "in 3 weeks".
+_AHEAD = re.compile(
+    rf"\b((?:{_NUMBER}) (?:day|week|fortnight|month)s?) (?:out(?! of\b)|ahead|away)(?: from now)?\b"
+)
 _DURATION = re.compile(rf"(?:{_NUMBER}) (?:day|week|month|year)s?")
 _WEEKDAY = re.compile(
     rf"(?:(this|next|coming|this coming) )?({'|'.join(WEEKDAYS)})(?:'s)?(?: night)?"
@@ -118,13 +121,15 @@ def _normalize(hint: str) -> str:
     """Lower-case and drop the filler that does not change the meaning ("the", "17th", ",").
 
     Two-digit years become this century's ("12/24/25" is 2025, never 2125), and "from
-    today" reads as "from now", which dateparser counts forward from.
+    today" reads as "from now", which dateparser counts forward from; "ten days out" (or
+    ahead, or away) reads as "in ten days".
     """
     text = hint.lower().replace(",", " ")
     text = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", r"\1", text)
     text = re.sub(r"\b(\d{1,2}/\d{1,2}/)(\d{2})\b", r"\g<1>20\2", text)
     text = re.sub(r"\bthe\b", " ", text)
     text = re.sub(r"\bfrom today\b", "from now", text)
+    text = re.sub(_AHEAD, r"in \1", text)  # "ten days out", "3 weeks ahead": "in ten days"
     text = re.sub(r"^\s*(?:from|on|starting)\s+", "", text)
     return " ".join(text.split())
 

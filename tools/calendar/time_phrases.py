@@ -20,8 +20,12 @@ from tools.calendar.holiday_lookup import ALIASES, DEFAULT_CALENDARS, FIXED_DATE
 RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
 _AMOUNT = rf"(?:\d+|{'|'.join(NUMBER_WORDS)})\s+"
 _COUNT = rf"(?:{_AMOUNT}|an?\s+)(?:day|week|fortnight|month)s?"
-_OFFSET = rf"in\s+{_COUNT}|{_COUNT}\s+(?:from\s+(?:today|now|tomorrow)|later|ago)"
-"""A time some days, weeks or months from now ("in two weeks", "3 days from today")."""
+_OFFSET = (
+    rf"in\s+{_COUNT}|{_COUNT}\s+(?:(?:(?:out|ahead|away)\s+)?from\s+(?:today|now|tomorrow)"
+    rf"|later|ago|out(?!\s+of\b)|ahead|away)"
+)
+"""A time some days, weeks or months from now ("in two weeks", "3 days from today", "a week out";
+not "three days out of stock")."""
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _NUMERIC = r"\d{1,4}/\d{1,2}(?:/\d{1,4})?|\d{4}-\d{2}-\d{2}"
 _RANGE = r"\s*(?:-|–|to|until|through)\s*"
