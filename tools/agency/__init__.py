@@ -24,7 +24,7 @@ PACK = Pack(
     sources=(workspace_sources,),
     records=("client", "brand", "team_member", "task"),
     # names the examples use across the tools: the kind's words lean to the look-ups' examples
-    read_as=(("client", "Acme"), ("team_member", "Jo Kim")),
+    read_as=(("client", "Acme"), ("brand", "Fern Candles"), ("team_member", "Jo Kim")),
     migrations=HERE / "migrations" / "versions",
     seed=seed_agency,
     scenarios=HERE / "scenarios",
