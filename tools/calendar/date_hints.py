@@ -38,10 +38,11 @@ _DATE_SHAPED = re.compile(
 _RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*")
 _NIGHTS_FROM = re.compile(rf"({_NUMBER}) nights? (?:from|starting|starting on|beginning) (.+)")
 _FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
-# How long, not when: dateparser would read "3 weeks" as "in 3 weeks".
+# "ten days out", "3 weeks ahead": read as "in ten days", which dateparser reads.
 _AHEAD = re.compile(
     rf"\b((?:{_NUMBER}) (?:day|week|fortnight|month)s?) (?:out(?! of\b)|ahead|away)(?: from now)?\b"
 )
+# How long, not when: dateparser would read "3 weeks" as "in 3 weeks".
 _DURATION = re.compile(rf"(?:{_NUMBER}) (?:day|week|month|year)s?")
 _WEEKDAY = re.compile(
     rf"(?:(this|next|coming|this coming) )?({'|'.join(WEEKDAYS)})(?:'s)?(?: night)?"
