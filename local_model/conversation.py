@@ -56,14 +56,20 @@ class Exchange:
     def values(self, picked_by: str | None = None, about: bool = True) -> dict[str, list[Plain]]:
         """Plain values by name: the arguments of calls that went through, then result fields.
 
+        An argument its result answers under the same name is left out ("tomorrow" read
+        with a check-in given: the stay read holds).
+
         Every field, or only the records `picked_by` picks out of lists and (`about`) `_about`.
         """
         found: dict[str, list[Plain]] = {}
         failed = {r.name for r in self.results if r.failed}
+        results = [r for r in self.results if picked_by is None and isinstance(r.data(), dict)]
+        answered = {(r.name, k) for r in results for k in r.data()}  # every field is collected
         for call in self.calls:
             if call.name not in failed:
                 for key, value in call.args.items():
-                    _add(found, key, value)
+                    if (call.name, key) not in answered:  # what the tool found holds instead
+                        _add(found, key, value)
         for result in (r for r in self.results if not r.failed):
             data = result.data()
             picks = [_about(data) if about else {}, *_picked(data, picked_by or "")]
@@ -139,6 +145,14 @@ def says(text: str, value: str) -> list[tuple[int, int]]:
     words, text = value.replace("_", " "), text.replace("_", " ")
     found = re.finditer(rf"\b{re.escape(words)}s?\b", text, re.IGNORECASE) if words else ()
     return [match.span() for match in found]
+
+
+def names(text: str, record: str) -> list[tuple[int, int]]:
+    """Where `text` names `record`: not as the first word of a name of its own ("Thorinox Pans")."""
+    after = [(a, b, text[b:]) for a, b in says(text, record)]
+    return [
+        (a, b) for a, b, rest in after if not (rest[:1].isspace() and rest.lstrip()[:1].isupper())
+    ]
 
 
 def _picked(node: Any, text: str) -> list[Any]:

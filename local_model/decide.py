@@ -20,6 +20,7 @@ from local_model.values import (
     date_arguments,
     dates,
     fill,
+    iso_day,
     own_words,
 )
 
@@ -143,6 +144,15 @@ class Decider:
         latest = turn.now.results[-1]
         goal = ranked[0][0] if ranked[0][0] in by_name else ""
         called = {call.name for call in turn.now.calls}  # not called again after a result
+        if goal in hints.readers and turn.before and _went_on(turn, latest.name):
+            dated = [
+                c.name
+                for c in turn.before.calls
+                if c.name in by_name
+                and c.name not in hints.readers
+                and date_arguments(_parameters(by_name[c.name]))
+            ]
+            goal = dated[-1] if dated else goal  # "make it 2 nights": the stay before, longer
         if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
             if dates or not goal:
@@ -259,6 +269,22 @@ def _answered(turn: Turn, own: set[str]) -> tuple[set[str], set[str]]:
     new = own - held
     again = called if said and not new else set(before.asked) & called if len(new) < 2 else set()
     return set(before.asked) - called, again
+
+
+def _went_on(turn: Turn, reader: str) -> bool:
+    """Whether this turn's `reader` counted from a date the calls before were given.
+
+    "make it 2 nights" after a check of December 18: the stay read starts on the 18th.
+    """
+    given = {(k, v) for c in turn.before.calls for k, v in c.args.items()} if turn.before else set()
+    calls = [c for c in turn.now.calls if c.name == reader][-1:]
+    read = [r.data() for r in turn.now.results if r.name == reader][-1:]
+    return any(
+        isinstance(data, dict) and data.get(k) == v and (k, v) in given
+        for c, data in zip(calls, read, strict=False)
+        for k, v in c.args.items()
+        if iso_day(str(v))
+    )
 
 
 def _surest(ranked: Mapping[str, float], tools: Mapping[str, Any]) -> float:

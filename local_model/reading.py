@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from local_model.conversation import says
+from local_model.conversation import names
 
 REQUEST = re.compile(
     r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
@@ -44,9 +44,7 @@ def masked(
     """
     named = [(name, kind) for kind, names in mentions.items() for name in names]
     for name, kind in sorted(named, key=lambda pair: -len(pair[0])):
-        for start, end in reversed(says(text, name)):
-            after = text[end:]  # "Thorinox Pans" is a name of its own, not the client Thorinox
-            if not (after[:1].isspace() and after.lstrip()[:1].isupper()):
-                word = (read_as or {}).get(kind) or kind.replace("_", " ")
-                text = f"{text[:start]}{word}{text[end:]}"
+        for start, end in reversed(names(text, name)):  # not "Thorinox" in "Thorinox Pans"
+            word = (read_as or {}).get(kind) or kind.replace("_", " ")
+            text = f"{text[:start]}{word}{text[end:]}"
     return text

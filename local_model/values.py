@@ -11,7 +11,7 @@ from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Exchange, Plain, Times, Turn, says
+from local_model.conversation import Exchange, Plain, Times, Turn, names, says
 from local_model.grammar import alternatives
 from local_model.spans import BACK, CUT, EDGE, FUNCTION_WORDS, JOINING_WORDS, bare, spans
 
@@ -71,12 +71,17 @@ def fill(
         kinds = {str(a.get("type")) for a in options}
         enum = [v for a in options for v in a.get("enum", [])]
         choices: list[Plain] = []
+        goes_on: list[str] = []
         if enum:
             kept = [] if arg in required else [v for v in before.get(arg, []) if v in enum]
             choices = [v for v in enum if says(said, str(v))] or kept
         elif any(a.get("format") == "date" for a in options):
             earlier = dates(arg, before) if arg in required else before.get(arg, [])
-            choices = [*(dates(arg, now) or ([] if own_time else earlier))]
+            # a time of its own read apart from its start ("for 3 nights") goes on from the stay
+            goes_on = (
+                [] if arg in required or not own_time else dates(arg, {arg: found.get(arg, [])})
+            )
+            choices = [*(dates(arg, now) or ([] if own_time else earlier) or goes_on)]
         elif kinds and kinds <= {"integer", "number"}:
             got = _numbers(said, turn) + [v for v in now.get(arg, []) if not isinstance(v, str)]
             choices = got or before.get(arg, [])  # a text one is out of range
@@ -94,7 +99,10 @@ def fill(
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(
-                says(said, str(c)) or c in picked.get(arg, []) or c == again.get(arg)
+                says(said, str(c))
+                or c in picked.get(arg, [])
+                or c == again.get(arg)
+                or c in goes_on
                 for c in choices
             ):
                 result.said.append(arg)
@@ -206,7 +214,7 @@ def name_spans(
     word ("Grace Hopper is", not "Before I email").
     """
     named = [n for names in mentions.values() for n in names]
-    records = [span for n in named for span in says(text, n)]
+    records = [span for n in named for span in names(text, n)]  # "Thorinox Pans" stays whole
     quiet = _blank(text, [*times(text), *records])
     opening = text.lstrip(EDGE)
     first = opening.split(" ", 1)[0]

@@ -266,6 +266,21 @@ async def test_invalid_date_is_an_error(hint: str) -> None:
         await call(resolve_date_hint, {"hint": hint}, MONDAY)
 
 
+async def test_a_stays_length_alone_counts_from_the_check_in_given_apart() -> None:
+    given = {"hint": "for three nights", "check_in": "2025-01-10"}
+    result = await call(resolve_date_hint, given, MONDAY)
+    assert (result["check_in"], result["check_out"], result["nights"]) == (
+        "2025-01-10",
+        "2025-01-13",
+        3,
+    )
+    # The check-in counts only for a length alone: a phrase that says its day keeps it.
+    friday = await call(resolve_date_hint, {"hint": "friday", "check_in": "2025-01-20"}, MONDAY)
+    assert friday["check_in"] == "2025-01-10"
+    with pytest.raises(ValueError, match="says how many nights but not from when"):
+        await call(resolve_date_hint, {"hint": "2 nights"}, MONDAY)
+
+
 async def test_range_ending_before_it_starts_is_an_error() -> None:
     with pytest.raises(ValueError, match="ends on or before"):
         await call(resolve_date_hint, {"hint": "2025-01-19 to 2025-01-17"}, MONDAY)

@@ -63,6 +63,21 @@ def test_a_named_record_reads_as_its_kind_or_the_name_its_pack_gives_the_kind() 
     ask = "what is Ivo Petrov doing for Vexa?"
     assert masked(ask, named) == "what is team member doing for client?"
     assert masked(ask, named, {"team_member": "Ann Lee"}) == "what is Ann Lee doing for client?"
+    # A record's name that opens a name of its own is no mention of it ("Vexa Lamps").
+    assert masked("add Vexa Lamps for Vexa", named) == "add Vexa Lamps for client"
+
+
+def test_a_search_is_offered_the_fullest_clause_not_a_word_of_it() -> None:
+    asked = turn("background colour for main images per our SOP?")
+    offered = fill(parameters("search_kb"), asked, KINDS, "search_kb").choices["query"]
+    assert "colour" not in offered and all(len(q.split()) > 2 for q in offered)
+
+
+def test_a_new_name_that_begins_with_a_records_name_is_offered_whole() -> None:
+    named = {**KINDS, "client": ["Vexa"]}
+    offered = fill(parameters("create_brand"), turn("add a brand Vexa Lamps for Vexa"), named)
+    assert offered.choices["client"] == ["Vexa"] and "Vexa Lamps" in offered.choices["name"]
+    assert "Lamps" not in offered.choices["name"]
 
 
 # --- what a call may take --------------------------------------------------------------
@@ -331,7 +346,8 @@ def test_a_text_argument_about_times_takes_the_times_and_no_number_alone() -> No
     )
     assert offered.choices["hint"] == ["Christmas"]
     offered = fill(parameters("search_kb"), turn("search 2026 budgets"), KINDS)
-    assert "2026" not in offered.choices["query"] and "budgets" in offered.choices["query"]
+    queries = offered.choices["query"]
+    assert "2026" not in queries and any("budgets" in q for q in queries)
 
 
 def test_a_value_the_message_did_not_give_is_hollow_and_one_day_is_a_night() -> None:
@@ -484,6 +500,32 @@ def test_after_the_dates_are_read_the_tool_that_needed_them_is_called() -> None:
         [Result("resolve_date_hint", "error: could not understand", True)],
     )
     assert "check in and check out" in step({"get_availability": 0.9}, "", turn=failed).reply
+
+
+def test_a_stays_length_said_alone_is_read_from_the_stay_before_and_checked_again() -> None:
+    checked = Call("get_availability", {"check_in": "2026-12-18", "check_out": "2026-12-19"})
+    before = Exchange("rooms on December 18?", (checked,), ())
+    longer = Turn(Exchange("make it 2 nights", (), ()), before, times=times)
+    offered = fill(parameters("resolve_date_hint"), longer, KINDS, "resolve_date_hint")
+    assert offered.choices == {"hint": ["2 nights"], "check_in": ["2026-12-18"]}
+    assert offered.said == ["check_in"]
+    reader = Call("resolve_date_hint", {"hint": "2 nights", "check_in": "2026-12-18"})
+    stay = {"check_in": "2026-12-18", "check_out": "2026-12-20", "nights": 2}
+    read = replace(
+        longer,
+        now=Exchange(longer.ask, (reader,), (Result(reader.name, json.dumps(stay), False),)),
+    )
+    chosen = step({"resolve_date_hint": 0.9}, "", turn=read)
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "get_availability"
+    # A time of its own read in the same thread ("next Friday") is the answer: no check.
+    other = {"check_in": "2026-12-04", "check_out": "2026-12-05", "nights": 1}
+    asked = replace(
+        read, now=replace(read.now, results=(Result(reader.name, json.dumps(other), False),))
+    )
+    assert step({"resolve_date_hint": 0.9}, "", turn=asked).tool is None
+    # What the reader found, not the check-in it was given, is the stay a call then takes.
+    rooms = fill(parameters("get_availability"), asked, KINDS, "get_availability")
+    assert rooms.choices["check_in"] == ["2026-12-04"]
 
 
 def test_a_date_reader_that_failed_is_not_called_again_in_the_turn() -> None:

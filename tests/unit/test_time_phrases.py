@@ -47,6 +47,14 @@ def test_a_count_of_days_out_or_ahead_is_a_time_but_not_out_of_something() -> No
     assert not says_when("we were three days out of stock")
 
 
+def test_a_stays_length_is_a_time_of_its_own_only_where_no_start_is_said() -> None:
+    assert said("could we make it three nights?") == ["three nights"]
+    assert said("what about for 4 nights") == ["for 4 nights"]
+    assert said("Dec 4 for 3 nights") == ["Dec 4 for 3 nights"]
+    assert said("any rooms for 2 nights next weekend?") == ["next weekend"]
+    assert not says_when("a quiet night in")
+
+
 def test_a_time_after_that_refers_back_unless_it_says_which_anew() -> None:
     assert said("any rooms this weekend?") == ["this weekend"]
     assert not says_when("are there rooms that weekend?")

@@ -38,6 +38,8 @@ _DATE_SHAPED = re.compile(
 _RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*")
 _NIGHTS_FROM = re.compile(rf"({_NUMBER}) nights? (?:from|starting|starting on|beginning) (.+)")
 _FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
+# A stay's length alone ("for three nights"): read from a first night given apart.
+LENGTH = re.compile(rf"(?:for )?(?:{_NUMBER}) nights?")
 # "ten days out", "3 weeks ahead": read as "in ten days", which dateparser reads.
 _AHEAD = re.compile(
     rf"\b((?:{_NUMBER}) (?:day|week|fortnight|month)s?) (?:out(?! of\b)|ahead|away)(?: from now)?\b"
@@ -65,8 +67,11 @@ UNPARSEABLE = (
 )
 
 
-def parse_date_hint(hint: str, today: date) -> Stay:
+def parse_date_hint(hint: str, today: date, check_in: date | None = None) -> Stay:
     """Resolve a date phrase into a stay relative to `today`.
+
+    A phrase that says only how many nights ("for 3 nights") counts them from `check_in`, and
+    is refused without one.
 
     Rules for the relative phrases (weeks start on Monday):
       * "this weekend": Friday check-in, Sunday check-out; on a Saturday or Sunday, the
@@ -86,6 +91,7 @@ def parse_date_hint(hint: str, today: date) -> Stay:
     Args:
         hint: The phrase, e.g. "next weekend", "Jan 17 to Jan 19", "2 nights from friday".
         today: The run's date.
+        check_in: The first night a phrase of a length alone counts from.
 
     Returns:
         The stay the phrase describes.
@@ -95,6 +101,13 @@ def parse_date_hint(hint: str, today: date) -> Stay:
             it starts.
     """
     text = _normalize(hint)
+    if LENGTH.fullmatch(text):
+        if check_in is None:
+            raise ValueError(
+                f"the date hint '{hint}' says how many nights but not from when: "
+                "give the first night too, e.g. '2 nights from friday'"
+            )
+        text = f"{check_in.isoformat()} for {text.removeprefix('for ')}"
     stay = _relative_stay(text, today) or _stay_with_nights(text, hint, today)
     stay = stay or _range_stay(text, hint, today) or _single_night(text, hint, today)
     if stay is None:

@@ -30,7 +30,7 @@ _HOLIDAY_STAY = re.compile(
 )
 
 
-def read_stay(hint: str, today: date) -> Stay:
+def read_stay(hint: str, today: date, check_in: date | None = None) -> Stay:
     """A date phrase as a stay; a holiday's name is its days.
 
     "one night in Hanukkah" is its first night.
@@ -39,7 +39,7 @@ def read_stay(hint: str, today: date) -> Stay:
         ValueError: Neither a date phrase nor a holiday's name.
     """
     try:
-        return parse_date_hint(hint, today)
+        return parse_date_hint(hint, today, check_in)
     except ValueError as unread:
         found = _HOLIDAY_STAY.match(hint.strip())
         if found is None:
@@ -86,6 +86,10 @@ class ResolveDateHintArgs(BaseModel):
     """Arguments of `resolve_date_hint`."""
 
     hint: str = Field(min_length=1, description="e.g. 'next weekend', 'January 17-19'")
+    check_in: date | None = Field(
+        default=None,
+        description="YYYY-MM-DD: the first night, when the hint says only how many nights",
+    )
 
 
 @declare(
@@ -179,6 +183,8 @@ async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict
     today and "next friday" the Friday of next calendar week. Dates without a year mean the
     next such date on or after today. "January 17-19" checks in on the 17th and out on the
     19th. A phrase naming no single day ("next month", "3 weeks") or a past one is refused.
+    A stay's length alone ("for 3 nights": the stay asked about before, longer or shorter)
+    counts from `check_in`, which no other phrase reads; without it, it is refused.
 
     Returns:
         {"hint", "check_in", "check_out" (YYYY-MM-DD), "nights", "description"}.
@@ -187,9 +193,10 @@ async def resolve_date_hint(args: ResolveDateHintArgs, ctx: ToolContext) -> dict
         "tonight", "tomorrow", "the day after tomorrow", "this weekend", "next weekend",
         "next week", "in 3 days", "in a fortnight", "a week from today", "friday",
         "next friday", "2 nights from friday", "Dec 24 for 3 nights", "12/24",
+        {"hint": "for 3 nights", "check_in": "2026-12-18"},
         "January 17-19", "17-19 January", "Jan 30 to Feb 2", "2025-01-17 to 2025-01-19".
     """
-    return read_stay(args.hint, ctx.today).fields(args.hint)
+    return read_stay(args.hint, ctx.today, args.check_in).fields(args.hint)
 
 
 TOOLS = [resolve_holiday, resolve_date_hint]

@@ -34,6 +34,8 @@ _AMBIGUOUS = frozenset(
 )
 """Month names and every abbreviation: words of their own in other sentences ("may", "sat")."""
 _REFERS_BACK = re.compile(r"\bthat\s+$", re.IGNORECASE)
+_LENGTH = re.compile(rf"\b(?:for\s+)?{_AMOUNT}nights?\b", re.IGNORECASE)
+"""A stay's length ("for three nights"): a time of its own only where nothing says its start."""
 
 
 def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
@@ -43,7 +45,8 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
     as a name, capitalized or beside a number. A time after "that" refers back ("that weekend")
     unless it says which anew ("that next Friday"). Holidays are those of `today`'s year and
     the next, in the calendars `resolve_holiday` searches, and the other names it resolves
-    ("Presidents Day", "xmas").
+    ("Presidents Day", "xmas"). A stay's length said alone ("make it three nights") is a time
+    too: the date reader counts it from a first night given apart.
     """
     spans = []
     for found in _pattern(today.year).finditer(text):
@@ -52,7 +55,7 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
         back = _REFERS_BACK.search(text[: found.start()]) and not found["which"]
         if not (common or back):
             spans.append(found.span())
-    return spans
+    return spans or [found.span() for found in _LENGTH.finditer(text)]
 
 
 @cache
