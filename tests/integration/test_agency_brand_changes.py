@@ -158,6 +158,13 @@ async def test_validation_errors_name_the_field() -> None:
         ),
         (create_brand, {"client": "Distex", "name": "a\x00b"}, "name"),
         (update_brand, {"brand": "Garlic Press"}, "at least one of marketplace"),
+        # A list's name is no marketplace: a channel and a two-letter country is.
+        (
+            update_brand,
+            {"brand": "Distex Storage", "marketplace": "Bins Intake"},
+            "marketplace is a channel and a two-letter country",
+        ),
+        (create_brand, {"client": "Distex", "name": "x", "marketplace": "amazon"}, "marketplace"),
         (apply_remediation, {"client": 3}, "client"),
     ]
     for tool, args, field in cases:

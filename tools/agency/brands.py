@@ -5,13 +5,21 @@ from __future__ import annotations
 from collections import Counter
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, WithJsonSchema, model_validator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import name_key
 from tools.agency.models import Brand, Client
-from tools.agency.mutations import ADMIN, MAPPING, Name, as_key, brand_dict, marketplace_label
+from tools.agency.mutations import (
+    ADMIN,
+    MAPPING,
+    MARKETPLACE,
+    Name,
+    as_marketplace,
+    brand_dict,
+    marketplace_label,
+)
 from tools.agency.records import require
 from tools.arguments import Args
 from tools.declaration import Shows, ToolContext, declare
@@ -27,11 +35,14 @@ _BRAND_FIELDS = (
 """What a person reads of a brand a change created or updated."""
 
 
+_MARKET = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": MARKETPLACE}
+
+
 class MappingArgs(Args):
     """A brand's mapping fields; None leaves a field as it is."""
 
-    marketplace: Annotated[Name, AfterValidator(as_key)] | None = Field(
-        default=None, description="e.g. amazon_us"
+    marketplace: Annotated[Name, AfterValidator(as_marketplace), WithJsonSchema(_MARKET)] | None = (
+        Field(default=None, description="a channel and a two-letter country, e.g. amazon_us")
     )
     destination_space: Name | None = None
     destination_list: Name | None = None
