@@ -110,6 +110,13 @@ async def test_search_kb_coupon_code(tool_ctx) -> None:
     assert "coupon" in top["excerpt"].lower() and top["score"] > 0
 
 
+async def test_search_kb_takes_a_question_in_words(tool_ctx) -> None:
+    asked = "what do we do when a client wants a coupon for the holidays? " * 10
+    result = await call(search_kb, tool_ctx(), query=asked)
+    assert result["results"][0]["title"] == "Coupon code setup SOP"
+    assert len(result["query"]) == 200  # echoed cut short
+
+
 async def test_search_kb_scopes_to_a_client_and_kind(tool_ctx, workspace) -> None:
     thorinox = await call(search_kb, tool_ctx(), query="brand guidelines", client="thorinox")
     assert thorinox["results"][0]["title"] == "Thorinox brand guidelines"

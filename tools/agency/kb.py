@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import select
 
 from tools.agency.lookup import (
@@ -15,12 +15,17 @@ from tools.agency.lookup import (
 from tools.agency.models import Client
 from tools.agency.search import search
 from tools.declaration import Shows, ToolContext, declare
+from tools.names import not_blank
 
 
 class SearchKbArgs(BaseModel):
     """Arguments of `search_kb`."""
 
-    query: NameArg = Field(description="what to look for, e.g. 'coupon code'")
+    query: Annotated[str, AfterValidator(not_blank)] = Field(
+        min_length=1,
+        max_length=20_000,
+        description="what to look for, in words: a phrase or a question, e.g. 'coupon code'",
+    )
     client: NameArg | None = Field(default=None, description="also search this client's docs")
     kind: Literal["sop", "doc", "task_template"] | None = None
     limit: int = Field(default=5, ge=1, le=20)
