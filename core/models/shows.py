@@ -27,8 +27,10 @@ class Shows:
     """The fields of a tool's record(s) that answer the ask, and what its lead line says.
 
     A field is a path into one record (`due_date`, `client.name`; a list on the way gives
-    each item's value: `team.name`). It is labelled with its last key, or with the list's
-    key when it passes one (`team`); the first field is the record's title, unlabelled.
+    each item's value: `team.name`). Its last key may join keys with "+": the first one's
+    value with the others' beside it (`team.name+role` reads "Jo Kim (account manager)").
+    It is labelled with its last key, or with the list's key when it passes one (`team`);
+    the first field is the record's title, unlabelled.
     No fields: the whole result is what a person reads (a tool that reloads one).
     """
 
@@ -76,9 +78,17 @@ def at(value: Any, path: str) -> Any:
     """The value at a dotted `path`; a list on the way gives each of its records' values."""
     for key in path.split("."):
         if isinstance(value, list):
-            value = [item.get(key) for item in value if isinstance(item, dict)]
+            value = [_value(item, key) for item in value if isinstance(item, dict)]
         elif isinstance(value, dict):
-            value = value.get(key)
+            value = _value(value, key)
         else:
             return None
     return value
+
+
+def _value(record: dict[str, Any], key: str) -> Any:
+    """`record`'s value at `key`; at "a+b", a's with b's beside it ("Jo Kim (designer)")."""
+    first, *others = key.split("+")
+    beside = [str(v).replace("_", " ") for k in others if (v := record.get(k)) not in (None, "")]
+    value = record.get(first)
+    return f"{value} ({', '.join(beside)})" if beside and value is not None else value

@@ -30,7 +30,8 @@ def test_every_registered_tool_declares_what_a_person_reads_in_its_result() -> N
         assert tool.shows is not None, f"{tool.name} declares no `shows`"
         # Each key a declared path passes is one its description says the result holds.
         paths = [*tool.shows.fields, *([tool.shows.records] if tool.shows.records else [])]
-        for key in {key for path in paths for key in path.split(".")}:
+        keys = {key for path in paths for step in path.split(".") for key in step.split("+")}
+        for key in keys:
             assert re.search(rf"\b{key}\b", tool.description), (tool.name, key)
 
 

@@ -85,7 +85,7 @@ def test_one_record_is_its_title_and_the_declared_fields() -> None:
     assert read("lookup_client", found) == (
         "Found the client:\n"
         "Thorinox — notes: Kitchen tools; Amazon US only, brands: Garlic Press, "
-        "team: Omar Haddad; Lena Park"
+        "team: Omar Haddad (designer); Lena Park (am)"
     )
 
 
@@ -195,6 +195,13 @@ def test_a_failure_says_why_as_before() -> None:
             {"name": "A", "team": [{"name": "B"}, {"name": "C"}]},
             "",
             ((("", "A"), ("team", ["B", "C"])),),
+        ),
+        # Keys joined by "+": the first one's value, the others' beside it.
+        (
+            Shows(fields=("name", "team.name+team_role")),
+            {"name": "A", "team": [{"name": "B", "team_role": "lead_designer"}, {"name": "C"}]},
+            "",
+            ((("", "A"), ("team", ["B (lead designer)", "C"])),),
         ),
         # Through records, the last key labels the value.
         (

@@ -125,7 +125,7 @@ class ResolveBrandArgs(BaseModel):
     ),
     shows=Shows(
         records="client",
-        fields=("name", "notes", "brands.name", "team.name"),
+        fields=("name", "notes", "brands.name", "team.name+assignment_role"),
         lead={"found": "Found the client"},
     ),
 )
