@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.runtime import Runtime
 
+from core.db.models import TeamMember
 from core.run_context import RunContext
 from nodes.act import Act
 from nodes.gather import Gather
@@ -127,10 +128,21 @@ async def test_gather_finds_a_team_member_named_in_full_with_their_roles(workspa
     people = [s for s in update["sources"] if s["type"] == "team_member"]
     assert [s["reference"] for s in people] == ["Linus Park"]
     assert people[0]["excerpt"].endswith(": ppc specialist on Thorinox")
-    # A first name alone names nobody: two people could share it.
-    state["messages"] = [HumanMessage("what is Linus on?", id="m1")]
-    update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
-    assert not [s for s in update["sources"] if s["type"] == "team_member"]
+
+
+async def test_gather_finds_a_team_member_by_a_first_name_no_one_else_has(workspace) -> None:
+    async def named(message: str) -> list[str]:
+        state = {"messages": [HumanMessage(message, id="m1")], "turn_start_id": "m1"}
+        update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+        return [s["reference"] for s in update["sources"] if s["type"] == "team_member"]
+
+    assert await named("what's Omar working on?") == ["Omar Haddad"]
+    assert await named("is there a grace period on coupons?") == []  # written as a word
+    # Two people with one first name: it names neither.
+    async with workspace.session() as session:
+        session.add(TeamMember(name="Omar Reyes", name_key="omar reyes", email="or@example.com"))
+        await session.commit()
+    assert await named("what's Omar working on?") == []
 
 
 async def test_gather_finds_the_records_of_the_ask_a_question_put_off(workspace) -> None:

@@ -7,6 +7,7 @@ knowledge base's best documents for it, found without a model call.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -81,7 +82,7 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
                 }
             )
             mentioned.setdefault(brand.client_id, client)
-        sources += await _people(session, key)
+        sources += await _people(session, key, query)
         sources += await _tasks(session, key)
         if mentioned:
             notes = await session.execute(
@@ -116,9 +117,20 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
     return sources
 
 
-async def _people(session: AsyncSession, key: str) -> list[Source]:
-    """The team members the message names in full, with their title and roles on clients."""
-    ids = [i for i, name, _ in await names.listing(session, TeamMember) if _mentions(key, name)]
+async def _people(session: AsyncSession, key: str, query: str) -> list[Source]:
+    """The team members the message names, with their title and roles on clients.
+
+    A person is named in full, or by a first name written capitalized that no one else on
+    the team has ("what's Omar working on?").
+    """
+    listed = await names.listing(session, TeamMember)
+    firsts = Counter(name.split()[0] for _, name, _ in listed if " " in name.strip())
+    ids = [
+        i
+        for i, name, _ in listed
+        if _mentions(key, name)
+        or (firsts[first := (name.split() or [""])[0]] == 1 and _said(query, first))
+    ]
     if not ids:
         return []
     people = await session.execute(select(TeamMember).where(TeamMember.id.in_(ids)))
@@ -162,6 +174,11 @@ async def _tasks(session: AsyncSession, key: str) -> list[Source]:
         }
         for task, client, _, person in found.all()
     ]
+
+
+def _said(query: str, word: str) -> bool:
+    """Whether `query` writes `word` as it is spelled, capitalized, as a word of its own."""
+    return word[:1].isupper() and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query) is not None
 
 
 def _mentions(padded_query_key: str, name: str) -> bool:
