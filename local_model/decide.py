@@ -144,7 +144,13 @@ class Decider:
         latest = turn.now.results[-1]
         goal = ranked[0][0] if ranked[0][0] in by_name else ""
         called = {call.name for call in turn.now.calls}  # not called again after a result
-        if goal in hints.readers and turn.before and _went_on(turn, latest.name):
+        # A stay read from the stay before ("make it three nights") is checked again before
+        # anything is changed for it: the asked change may rest on words it took for a name.
+        if (
+            {goal} & (hints.readers | hints.changing)
+            and turn.before
+            and _went_on(turn, latest.name)
+        ):
             dated = [
                 c.name
                 for c in turn.before.calls
@@ -152,6 +158,7 @@ class Decider:
                 and c.name not in hints.readers
                 and date_arguments(_parameters(by_name[c.name]))
             ]
+            dated = [n for n in dated if n not in hints.changing]
             goal = dated[-1] if dated else goal  # "make it 2 nights": the stay before, longer
         if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []

@@ -517,6 +517,9 @@ def test_a_stays_length_said_alone_is_read_from_the_stay_before_and_checked_agai
     )
     chosen = step({"resolve_date_hint": 0.9}, "", turn=read)
     assert chosen.tool is not None and chosen.tool["function"]["name"] == "get_availability"
+    # Nothing is booked for the stay read until it is checked ("make" is no guest's name).
+    booking = step({"create_booking": 0.9}, "", turn=read)
+    assert booking.tool is not None and booking.tool["function"]["name"] == "get_availability"
     # A time of its own read in the same thread ("next Friday") is the answer: no check.
     other = {"check_in": "2026-12-04", "check_out": "2026-12-05", "nights": 1}
     asked = replace(
