@@ -6,7 +6,9 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -111,6 +113,29 @@ class Turn:
     def says_when(self) -> bool:
         """Whether the message says a time of its own ("next Friday", "Dec 4")."""
         return bool(self.times(self.ask))
+
+    def went_on(self, reader: str) -> bool:
+        """Whether this turn's `reader` counted from a date the calls before were given.
+
+        "make it 2 nights" after a check of December 18: the stay read starts on the 18th.
+        """
+        before = self.before.calls if self.before else ()
+        given = {(k, v) for c in before for k, v in c.args.items()}
+        calls = [c for c in self.now.calls if c.name == reader][-1:]
+        read = [r.data() for r in self.now.results if r.name == reader][-1:]
+        return any(
+            isinstance(data, dict) and data.get(k) == v and (k, v) in given
+            for c, data in zip(calls, read, strict=False)
+            for k, v in c.args.items()
+            if iso_day(str(v))
+        )
+
+
+def iso_day(text: str) -> date | None:
+    """The day `text` is, when it is one written as YYYY-MM-DD."""
+    with suppress(ValueError):
+        return day if (day := date.fromisoformat(text)).isoformat() == text else None
+    return None
 
 
 def read_turn(messages: Sequence[BaseMessage]) -> Turn:

@@ -12,15 +12,14 @@ from typing import Any, NamedTuple, Protocol
 
 from local_model.conversation import Times, Turn, says
 from local_model.intent import SMALL_TALK, Intents
-from local_model.reading import GOES_ON, REQUEST, asks_to_know, clauses, masked
+from local_model.reading import GOES_ON, REQUEST, answered, asks_to_know, clauses, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.spans import BACK, FUNCTION_WORDS, bare
+from local_model.spans import BACK, bare
 from local_model.values import (
     argument_terms,
     date_arguments,
     dates,
     fill,
-    iso_day,
     own_words,
 )
 
@@ -146,19 +145,14 @@ class Decider:
         called = {call.name for call in turn.now.calls}  # not called again after a result
         # A stay read from the stay before ("make it three nights") is checked again before
         # anything is changed for it: the asked change may rest on words it took for a name.
-        if (
-            {goal} & (hints.readers | hints.changing)
-            and turn.before
-            and _went_on(turn, latest.name)
-        ):
+        if {goal} & (hints.readers | hints.changing) and turn.before and turn.went_on(latest.name):
+            looks = [c.name for c in turn.before.calls if c.name in by_name]
             dated = [
-                c.name
-                for c in turn.before.calls
-                if c.name in by_name
-                and c.name not in hints.readers
-                and date_arguments(_parameters(by_name[c.name]))
+                n
+                for n in looks
+                if n not in hints.readers | hints.changing
+                and date_arguments(_parameters(by_name[n]))
             ]
-            dated = [n for n in dated if n not in hints.changing]
             goal = dated[-1] if dated else goal  # "make it 2 nights": the stay before, longer
         if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
@@ -222,7 +216,7 @@ class Decider:
             both = f"{before.ask} {turn.ask}"
             read = dict(self._intents.rank(masked(both, hints.mentions, hints.read_as), classes))
             tools = read if not own or _surest(read, by_name) >= _surest(alone, by_name) else tools
-        asked, again = _answered(turn, own)
+        asked, again = answered(turn, own)
         knowing = asks_to_know(turn.ask)
         back = not turn.says_when and bool(before and dates("", before.values()))
         untimed = not turn.says_when and not (before and turn.times(before.ask))
@@ -257,41 +251,6 @@ def _fillable(offer: _Offer, best: str, ranked: list[tuple[str, float]]) -> str:
         return best
     reads = [n for n, _ in ranked if n in by_name and n not in hints.changing and n != best]
     return next((n for n in reads if not lacks(n)), best)
-
-
-def _answered(turn: Turn, own: set[str]) -> tuple[set[str], set[str]]:
-    """The tools the message answers: what a question asked about, and the calls before again.
-
-    A question of this model's is answered by the next message. A call is asked again by one
-    that adds only names and what its results hold ("and for Distex?"); a choice among its
-    result's records (several brands of one name) by one that adds at most a word of its own
-    too ("I meant the Distex one"), not by a request of its own ("make a task for Distex …").
-    """
-    before = turn.before
-    if before is None:
-        return set(), set()
-    called = {call.name for call in before.calls}
-    held = {bare(w) for found in before.values().values() for v in found for w in str(v).split()}
-    said = {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - {""}
-    new = own - held
-    again = called if said and not new else set(before.asked) & called if len(new) < 2 else set()
-    return set(before.asked) - called, again
-
-
-def _went_on(turn: Turn, reader: str) -> bool:
-    """Whether this turn's `reader` counted from a date the calls before were given.
-
-    "make it 2 nights" after a check of December 18: the stay read starts on the 18th.
-    """
-    given = {(k, v) for c in turn.before.calls for k, v in c.args.items()} if turn.before else set()
-    calls = [c for c in turn.now.calls if c.name == reader][-1:]
-    read = [r.data() for r in turn.now.results if r.name == reader][-1:]
-    return any(
-        isinstance(data, dict) and data.get(k) == v and (k, v) in given
-        for c, data in zip(calls, read, strict=False)
-        for k, v in c.args.items()
-        if iso_day(str(v))
-    )
 
 
 def _surest(ranked: Mapping[str, float], tools: Mapping[str, Any]) -> float:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from local_model.conversation import names
+from local_model.conversation import Turn, names
+from local_model.spans import FUNCTION_WORDS, bare
 
 REQUEST = re.compile(
     r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
@@ -48,3 +49,22 @@ def masked(
             word = (read_as or {}).get(kind) or kind.replace("_", " ")
             text = f"{text[:start]}{word}{text[end:]}"
     return text
+
+
+def answered(turn: Turn, own: set[str]) -> tuple[set[str], set[str]]:
+    """The tools the message answers: what a question asked about, and the calls before again.
+
+    A question of this model's is answered by the next message. A call is asked again by one
+    that adds only names and what its results hold ("and for Distex?"); a choice among its
+    result's records (several brands of one name) by one that adds at most a word of its own
+    too ("I meant the Distex one"), not by a request of its own ("make a task for Distex …").
+    """
+    before = turn.before
+    if before is None:
+        return set(), set()
+    called = {call.name for call in before.calls}
+    held = {bare(w) for found in before.values().values() for v in found for w in str(v).split()}
+    said = {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - {""}
+    new = own - held
+    again = called if said and not new else set(before.asked) & called if len(new) < 2 else set()
+    return set(before.asked) - called, again

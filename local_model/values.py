@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Exchange, Plain, Times, Turn, names, says
+from local_model.conversation import Exchange, Plain, Times, Turn, iso_day, names, says
 from local_model.grammar import alternatives
 from local_model.spans import BACK, CUT, EDGE, FUNCTION_WORDS, JOINING_WORDS, bare, spans
 
@@ -243,13 +241,6 @@ def _numbers(said: str, turn: Turn) -> list[Plain]:
             if isinstance(value, str) and value:
                 text = text.replace(value, f" {CUT} ")
     return [float(n) if "." in n else int(n) for n in _NUMBER.findall(text)]
-
-
-def iso_day(text: str) -> date | None:
-    """The day `text` is, when it is one written as YYYY-MM-DD."""
-    with suppress(ValueError):
-        return day if (day := date.fromisoformat(text)).isoformat() == text else None
-    return None
 
 
 def dates(arg: str, values: Mapping[str, list[Plain]]) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Annotated, Any
 
@@ -11,15 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import name_key
 from tools.agency.models import Brand, Client
-from tools.agency.mutations import (
-    ADMIN,
-    MAPPING,
-    MARKETPLACE,
-    Name,
-    as_marketplace,
-    brand_dict,
-    marketplace_label,
-)
+from tools.agency.mutations import ADMIN, MAPPING, Name, as_key, brand_dict, marketplace_label
 from tools.agency.records import require
 from tools.arguments import Args
 from tools.declaration import Shows, ToolContext, declare
@@ -33,6 +26,19 @@ _BRAND_FIELDS = (
     "brand.destination_list",
 )
 """What a person reads of a brand a change created or updated."""
+
+
+MARKETPLACE = r"^\s*[A-Za-z0-9]+(?:[\s_-]+[A-Za-z0-9]+)*[\s_-]+[A-Za-z]{2}\s*$"
+"""A marketplace as written: a channel, then a two-letter country ("amazon_us", "Amazon US")."""
+
+
+def as_marketplace(value: str) -> str:
+    """Return a marketplace as a key ("Amazon US" → "amazon_us"), or refuse what is none."""
+    if not re.fullmatch(MARKETPLACE, value):
+        raise ValueError(
+            f"a marketplace is a channel and a two-letter country, e.g. amazon_us; not '{value}'"
+        )
+    return as_key(value)
 
 
 _MARKET = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": MARKETPLACE}

@@ -42,19 +42,6 @@ def as_key(value: str) -> str:
     return "_".join(re.split(r"[\s\-_]+", value.strip().casefold()))
 
 
-MARKETPLACE = r"^\s*[A-Za-z0-9]+(?:[\s_-]+[A-Za-z0-9]+)*[\s_-]+[A-Za-z]{2}\s*$"
-"""A marketplace as written: a channel, then a two-letter country ("amazon_us", "Amazon US")."""
-
-
-def as_marketplace(value: str) -> str:
-    """Return a marketplace as a key ("Amazon US" → "amazon_us"), or refuse what is none."""
-    if not re.fullmatch(MARKETPLACE, value):
-        raise ValueError(
-            f"a marketplace is a channel and a two-letter country, e.g. amazon_us; not '{value}'"
-        )
-    return as_key(value)
-
-
 def marketplace_label(key: str) -> str:
     """Return the display form of a marketplace ("amazon_us" → "Amazon US")."""
     return " ".join(p.upper() if len(p) <= 3 else p.capitalize() for p in key.split("_") if p)

@@ -39,7 +39,7 @@ _RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\bun
 _NIGHTS_FROM = re.compile(rf"({_NUMBER}) nights? (?:from|starting|starting on|beginning) (.+)")
 _FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
 # A stay's length alone ("for three nights"): read from a first night given apart.
-LENGTH = re.compile(rf"(?:for )?(?:{_NUMBER}) nights?")
+_LENGTH = re.compile(rf"(?:for )?(?:{_NUMBER}) nights?")
 # "ten days out", "3 weeks ahead": read as "in ten days", which dateparser reads.
 _AHEAD = re.compile(
     rf"\b((?:{_NUMBER}) (?:day|week|fortnight|month)s?) (?:out(?! of\b)|ahead|away)(?: from now)?\b"
@@ -101,7 +101,7 @@ def parse_date_hint(hint: str, today: date, check_in: date | None = None) -> Sta
             it starts.
     """
     text = _normalize(hint)
-    if LENGTH.fullmatch(text):
+    if _LENGTH.fullmatch(text):
         if check_in is None:
             raise ValueError(
                 f"the date hint '{hint}' says how many nights but not from when: "
