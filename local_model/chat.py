@@ -100,7 +100,17 @@ class LocalChatModel(BaseChatModel):
             step = Decider(self.intents).step(turn, tools, choice, hints)
             complete, one = self._completer(usage), ((step.tool, turn),) if step.tool else ()
             parts = step.wave or one
-            written = [write_call(t, p, hints.mentions, summary(t), complete) for t, p in parts]
+            written = [
+                write_call(
+                    t,
+                    p,
+                    hints.mentions,
+                    summary(t),
+                    complete,
+                    changes=t["function"]["name"] in hints.changing,
+                )
+                for t, p in parts
+            ]
         calls = [call for call, _ in written if call]
         text = step.reply if calls or not written else written[0][1]
         asked = step.asked or ((step.tool["function"]["name"],) if step.tool and not calls else ())

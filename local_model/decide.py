@@ -212,8 +212,9 @@ class Decider:
         if before is not None and before.ask and (GOES_ON.match(turn.ask) or not own):
             # A follow-up that says nothing of its own ("Distex's?") is read with the ask
             # before; one that goes on from it ("and for coupons?", "also note that …"), so
-            # read when that is surer than alone; else it is a request of its own.
-            both = f"{before.ask} {turn.ask}"
+            # read when that is surer than alone; else it is a request of its own. Its own
+            # words come first, where a message's words weigh most ("and what's X working on?").
+            both = f"{turn.ask} {before.ask}"
             read = dict(self._intents.rank(masked(both, hints.mentions, hints.read_as), classes))
             tools = read if not own or _surest(read, by_name) >= _surest(alone, by_name) else tools
         asked, again = answered(turn, own)

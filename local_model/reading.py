@@ -17,7 +17,8 @@ REQUEST = re.compile(
 )
 GOES_ON = re.compile(r"(?i)^\W*(?:and|or|also|(?:what|how) about)\b")  # "and for coupons?"
 QUESTION = re.compile(
-    r"(?i)^\W*(?:is|are|was|were|do|does|did|what|which|when|who|whose|where|how|any|tell me)\b"
+    r"(?i)^\W*(?:is|are|was|were|do|does|did|would|could|should|what|which|when|who|whose|where"
+    r"|how|any|tell me)\b"
 )
 
 

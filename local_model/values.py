@@ -4,29 +4,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
 from local_model.conversation import Exchange, Plain, Times, Turn, iso_day, names, says
+from local_model.fitting import Fill, fits, labelled
 from local_model.grammar import alternatives
 from local_model.spans import BACK, CUT, EDGE, FUNCTION_WORDS, JOINING_WORDS, bare, spans
 
 FULL = 2 / 3
 """A text clause is offered when it says this share of the words of its own the fullest says."""
 PROSE = 1000  # an argument that may be this long holds prose (a note, a title), not a name
-_NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+"""Counts said in words ("a room for three"); "one" is left out, as in "the Acme one"."""
+_NUMBER = re.compile(rf"(?i)(?<![\w.-])(?:\d+(?:\.\d+)?|{'|'.join(_COUNTS)})(?![\w-])")
 _CODE = re.compile(r"^\w*(?:_|\d)\w*$")  # a word that reads as an id ("amazon_ca", "B0CGP12345")
-
-
-@dataclass(frozen=True)
-class Fill:
-    """What each argument of one call may take."""
-
-    choices: dict[str, list[Plain]] = field(default_factory=dict)
-    missing: list[str] = field(default_factory=list)  # required, but nothing in the turn gives
-    said: list[str] = field(default_factory=list)  # optional, and the message gives a value
 
 
 def fill(
@@ -79,11 +72,17 @@ def fill(
             goes_on = (
                 [] if arg in required or not own_time else dates(arg, {arg: found.get(arg, [])})
             )
-            choices = [*(dates(arg, now) or ([] if own_time else earlier) or goes_on)]
+            # a filter takes a date a result holds only when the message says a time
+            held = (
+                dates(arg, now)
+                if arg in required or own_time
+                else dates(arg, {arg: now.get(arg, [])})
+            )
+            choices = [*(held or ([] if own_time else earlier) or goes_on)]
         elif kinds and kinds <= {"integer", "number"}:
             got = _numbers(said, turn) + [v for v in now.get(arg, []) if not isinstance(v, str)]
             choices = got or before.get(arg, [])  # a text one is out of range
-            choices = [n for n in dict.fromkeys(choices) if _in_range(n, options, kinds)]
+            choices = [n for n in dict.fromkeys(choices) if fits(n, options)]
         elif kinds == {"string"}:
             about = str(prop.get("description") or "")
             times = [turn.ask[a:b] for a, b in turn.times(turn.ask)] if turn.times(about) else []
@@ -92,12 +91,13 @@ def fill(
                 arg, about, arg in required, ask, mentions, now, before, back, turn.times, prose
             )
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
-            choices = [t for t in texts if _fits(t, options) and t not in empty]
+            choices = [t for t in texts if fits(t, options) and t not in empty]
             choices = _fullest(choices, tool, records, said) if prose else choices
         if choices:
             result.choices[arg] = choices
             if arg not in required and any(
                 says(said, str(c))
+                or c in _records_of(arg, prop, mentions)  # named in part ("Linus's", "maya")
                 or c in picked.get(arg, [])
                 or c == again.get(arg)
                 or c in goes_on
@@ -106,7 +106,7 @@ def fill(
                 result.said.append(arg)
         elif arg in required:
             result.missing.append(arg)
-    return result
+    return labelled(result, said, required, records)
 
 
 def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequence[str]) -> set[str]:
@@ -197,6 +197,12 @@ def _texts(
     return results or name_spans(ask, mentions, times, codes=codes) or earlier
 
 
+def _records_of(arg: str, prop: Any, mentions: Mapping[str, Sequence[str]]) -> list[str]:
+    """The records the message names that are of the kind `arg` takes."""
+    kinds = [arg] if arg in mentions else _described(str(prop.get("description") or ""), mentions)
+    return [n for kind in kinds for n in mentions.get(kind, [])]
+
+
 def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
     """The kinds of record an argument's description says it names ("the client's name")."""
     text = about.casefold()
@@ -240,29 +246,14 @@ def _numbers(said: str, turn: Turn) -> list[Plain]:
         for value in call.args.values():
             if isinstance(value, str) and value:
                 text = text.replace(value, f" {CUT} ")
-    return [float(n) if "." in n else int(n) for n in _NUMBER.findall(text)]
+    found = [_COUNTS.get(n.casefold(), n) for n in _NUMBER.findall(text)]
+    return [n if isinstance(n, int) else float(n) if "." in n else int(n) for n in found]
 
 
 def dates(arg: str, values: Mapping[str, list[Plain]]) -> list[str]:
     """ISO dates under the argument's own name, else any the values hold."""
     every = {n: [str(v) for v in vs if iso_day(str(v))] for n, vs in values.items()}
     return every.get(arg) or list(dict.fromkeys(v for vs in every.values() for v in vs))
-
-
-def _in_range(number: Plain, options: list[dict[str, Any]], kinds: set[str]) -> bool:
-    if isinstance(number, str) or (kinds == {"integer"} and not float(number).is_integer()):
-        return False
-    low, high = float("-inf"), float("inf")
-    return any(
-        a.get("minimum", low) <= number <= a.get("maximum", high)
-        and a.get("exclusiveMinimum", low) < number < a.get("exclusiveMaximum", high)
-        for a in options
-    )
-
-
-def _fits(text: str, options: list[dict[str, Any]]) -> bool:
-    """Whether a string meets an alternative's length bounds."""
-    return any(a.get("minLength", 0) <= len(text) <= a.get("maxLength", len(text)) for a in options)
 
 
 def _blank(text: str, where: list[tuple[int, int]]) -> str:

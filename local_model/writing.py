@@ -12,10 +12,11 @@ from typing import Any
 from langchain_core.utils.json_schema import dereference_refs
 
 from local_model.conversation import Times, Turn, says
+from local_model.fitting import labels
 from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
 from local_model.replies import ask_for
-from local_model.spans import JOINING_WORDS, bare
+from local_model.spans import EDGE, FUNCTION_WORDS, JOINING_WORDS, bare
 from local_model.values import date_arguments, fill, hollow
 
 ARGS_MAX_TOKENS = 160
@@ -29,8 +30,14 @@ def write_call(
     mentions: Mapping[str, Sequence[str]],
     summary: str,
     complete: Complete,
+    *,
+    changes: bool = False,
 ) -> tuple[dict[str, Any] | None, str]:
-    """The call of `tool` for `turn`, or None and the question to ask instead."""
+    """The call of `tool` for `turn`, or None and the question to ask instead.
+
+    `changes`: the tool changes data, so a name it is given must be one the message writes as
+    a name ("for 2 adults" names no guest).
+    """
     function = tool["function"]
     name, parameters = str(function["name"]), dict(function.get("parameters") or {})
     if not (parameters.get("properties") or {}):
@@ -45,14 +52,46 @@ def write_call(
     if call is None:
         return None, "I couldn't work out the details of that. Could you say it another way?"
     required = set(dereference_refs(parameters).get("required") or [])
-    args = _once(as_span(call["args"], parameters), required, set(mentions))
+    records = {n for names in mentions.values() for n in names}
+    written = as_span(call["args"], parameters)
+    said = turn.said(name)  # a value said after its argument's name is kept ("space Distex")
+    kept = {k for k, v in written.items() if labels(k, v, said)}
+    args = _once(written, required, set(mentions), records, kept)
     texts = [a for a in required if a not in mentions and isinstance(args.get(a), str)]
     args |= {a: tidied(args[a], a, args, turn.times) for a in texts}
     others = {a: [str(v) for k, v in args.items() if k != a and isinstance(v, str)] for a in texts}
     unsaid = [a for a in texts if a in offered.choices and hollow(args[a], name, others[a])]
+    props = dereference_refs(parameters).get("properties") or {}
+    named = [a for a in texts if "name" in str(props[a].get("description") or "").casefold()]
+    unsaid += [a for a in named if changes and not _a_name(args[a], turn.said(name), records)]
+    unsaid += [a for a in texts if _the_request(args[a], name, turn.said(name))]
     if unsaid:
         return None, ask_for(unsaid, summary)
+    # a name written in lower case is capitalized ("dana levi")
+    args |= {a: args[a].title() for a in named if not _capitalized(args[a], said)}
     return {**call, "args": args}, ""
+
+
+def _a_name(value: str, said: str, records: set[str]) -> bool:
+    """Whether `said` writes `value` as a name: a record, capitalized, or two words or more.
+
+    The last only where nothing in the message is capitalized, so its case tells nothing.
+    """
+    if value in records or _capitalized(value, said):
+        return True
+    return not any(c.isupper() for c in said) and len(value.split()) > 1
+
+
+def _capitalized(value: str, said: str) -> bool:
+    """Whether `said` writes `value` with a capital letter."""
+    return any(c.isupper() for a, b in says(said, value) for c in said[a:b])
+
+
+def _the_request(value: str, tool: str, said: str) -> bool:
+    """Whether `value` is the request's own head: the tool's name and a word ("add a task")."""
+    head = said.strip(EDGE).casefold().startswith(value.casefold())
+    words, named = {bare(w) for w in value.split()} - FUNCTION_WORDS, set(tool.split("_"))
+    return head and bool(words & named) and len(words - named) <= 1
 
 
 def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, Any]:
@@ -79,13 +118,21 @@ def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:
     return value[:1].upper() + value[1:]
 
 
-def _once(args: dict[str, Any], required: set[str], records: set[str]) -> dict[str, Any]:
-    """A phrase said once fills one argument; of two alike, a required or a record's stays."""
+def _once(
+    args: dict[str, Any], required: set[str], records: set[str], named: set[str], kept: set[str]
+) -> dict[str, Any]:
+    """A phrase said once fills one argument; of two alike, a required or a record's stays.
+
+    An argument said right after its name stays too (`kept`: "space Distex"), and a record the
+    message names stays inside a longer text ("redo the Thorinox Peelers bullets").
+    """
     words = {k: {bare(w) for w in v.split()} for k, v in args.items() if isinstance(v, str)}
     order = sorted(words, key=lambda k: (k not in required, k not in records))
-    inside = {k for k, w in words.items() if any(w < o for o in words.values())}
+    inside = {
+        k for k, w in words.items() if args[k] not in named and any(w < o for o in words.values())
+    }
     inside |= {k for i, k in enumerate(order) if any(words[k] == words[j] for j in order[:i])}
-    return {k: v for k, v in args.items() if k in required or k not in inside}
+    return {k: v for k, v in args.items() if k in required | kept or k not in inside}
 
 
 def _prompt(function: dict[str, Any], summary: str, turn: Turn) -> str:

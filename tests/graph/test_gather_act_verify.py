@@ -137,7 +137,10 @@ async def test_gather_finds_a_team_member_by_a_first_name_no_one_else_has(worksp
         return [s["reference"] for s in update["sources"] if s["type"] == "team_member"]
 
     assert await named("what's Omar working on?") == ["Omar Haddad"]
-    assert await named("is there a grace period on coupons?") == []  # written as a word
+    assert await named("is there a grace period on Distex coupons?") == []  # written as a word
+    # A message all in lower case says nothing by its case: a first name there is the person's
+    # (so "grace period" in one would name Grace Hopper too).
+    assert await named("what's maya got on right now?") == ["Maya Chen"]
     # Two people with one first name: it names neither.
     async with workspace.session() as session:
         session.add(TeamMember(name="Omar Reyes", name_key="omar reyes", email="or@example.com"))

@@ -56,6 +56,9 @@ def test_questions_that_ask_to_know_are_told_from_requests_put_as_questions() ->
     assert asks_to_know("tell me about the client Distex")
     assert not asks_to_know("can you book the Queen for Dana Levi?")
     assert not asks_to_know("note that Distex wants weekly status reports")
+    assert asks_to_know("would it work to book the Queen for Dana Levi on the 3rd")
+    assert asks_to_know("should we give Omar the Distex images")
+    assert not asks_to_know("could you give Omar the Distex images")
 
 
 def test_a_named_record_reads_as_its_kind_or_the_name_its_pack_gives_the_kind() -> None:
@@ -90,6 +93,113 @@ def test_a_record_argument_takes_only_a_record_the_message_names() -> None:
     mentioned = {**KINDS, "client": ["Distex"]}
     offered = fill(parameters("list_tasks"), turn("show blocked tasks for Distex"), mentioned)
     assert offered.choices["client"] == ["Distex"] and offered.choices["status"] == ["blocked"]
+
+
+def test_a_record_the_message_names_in_part_is_written_as_its_filter() -> None:
+    people = {**KINDS, "team_member": ["Linus Park"]}
+    offered = fill(parameters("list_tasks"), turn("anything on Linus's plate?"), people)
+    assert offered.choices["assignee"] == ["Linus Park"] and "assignee" in offered.said
+
+
+def test_a_filter_takes_a_date_a_result_holds_only_when_the_message_says_a_time() -> None:
+    found = {"client": {"name": "Thorinox"}, "tasks": [{"due_date": "2026-12-04"}]}
+    looked = Call("get_client_context", {"client": "Thorinox"})
+    now = turn(
+        "what's Thorinox working on?", [looked], [Result(looked.name, json.dumps(found), False)]
+    )
+    assert "due_before" not in fill(parameters("list_tasks"), now, KINDS).choices
+    read = {"hint": "next friday", "check_in": "2026-12-04", "check_out": "2026-12-05"}
+    asked = Call("resolve_date_hint", {"hint": "next friday"})
+    due = turn(
+        "tasks due before next friday", [asked], [Result(asked.name, json.dumps(read), False)]
+    )
+    assert "2026-12-04" in fill(parameters("list_tasks"), due, KINDS).choices["due_before"]
+
+
+def test_a_count_in_words_is_a_number_and_a_text_fits_its_schema_and_its_label() -> None:
+    offered = fill(
+        parameters("get_availability"), turn("a room for three people on the 20th?"), KINDS
+    )
+    assert offered.choices["guests"] == [3]
+    assert "guests" not in fill(parameters("get_availability"), turn("the Acme one"), KINDS).choices
+    brands = {**KINDS, "brand": ["Distex Lighting"]}
+    listed = turn("put Distex Lighting on the list Lighting Intake")
+    offered = fill(parameters("update_brand"), listed, brands)
+    assert "Lighting Intake" in offered.choices["destination_list"]
+    assert "Lighting Intake" not in offered.choices.get("marketplace", [])  # no channel_cc
+    # Said after an argument's name, it is that argument's alone.
+    assert "Lighting Intake" not in offered.choices.get("destination_space", [])
+    assert "destination_list" in offered.said
+    ask = "move Distex Lighting: space Distex, list Amazon US - Lighting"
+    offered = fill(parameters("update_brand"), turn(ask), {**brands, "client": ["Distex"]})
+    assert offered.choices["destination_space"] == ["Distex"]  # a record, said after the name
+    assert offered.choices["destination_list"][0] == "Amazon US - Lighting"
+    assert offered.choices["client"] == ["Distex"]  # and still its own kind's
+
+
+def test_a_record_the_message_names_inside_a_title_is_written_as_well() -> None:
+    wrote = {"client": "Thorinox", "title": "Redo the Thorinox Peelers bullets"}
+    wrote |= {"brand": "Thorinox Peelers", "assignee": "Peelers"}
+    call, question = write_call(
+        SCHEMAS["create_task"],
+        turn("new task for Thorinox: redo the Thorinox Peelers bullets"),
+        {**KINDS, "client": ["Thorinox"], "brand": ["Thorinox Peelers"]},
+        "Create a task",
+        lambda prompt, grammar, tokens: json.dumps({"tool": "create_task", "args": wrote}),
+    )
+    assert question == "" and call is not None
+    assert call["args"]["brand"] == "Thorinox Peelers" and "assignee" not in call["args"]
+
+
+def booking_written(ask: str, guest: str) -> tuple[dict[str, Any] | None, str]:
+    wrote = {"room_type": "Queen", "check_in": "2026-12-05", "check_out": "2026-12-07"}
+    stay = {"check_in": "2026-12-05", "check_out": "2026-12-07"}
+    return write_call(
+        SCHEMAS["create_booking"],
+        replace(turn(ask), stated=(stay,)),
+        {**KINDS, "room_type": ["Queen"]},
+        "Book a room",
+        lambda prompt, grammar, tokens: json.dumps(
+            {"tool": "create_booking", "args": {**wrote, "guest_name": guest}}
+        ),
+        changes=True,
+    )
+
+
+def test_a_change_is_given_only_a_name_the_message_writes_as_one() -> None:
+    call, question = booking_written("reserve the Queen Dec 5-7 for 2 adults", "adults")
+    assert call is None and "guest name" in question
+    call, _ = booking_written("reserve the Queen Dec 5-7 for Dana Levi", "Dana Levi")
+    assert call is not None and call["args"]["guest_name"] == "Dana Levi"
+    # In a message all in lower case, its case tells nothing: two words may be a name.
+    call, _ = booking_written("book the queen for dana levi dec 5-7", "dana levi")
+    assert call is not None and call["args"]["guest_name"] == "Dana Levi"
+    call, question = booking_written("book the queen for my client dec 5-7", "client")
+    assert call is None and "guest name" in question
+
+
+def test_a_title_that_is_the_request_itself_is_asked_for() -> None:
+    def written(ask: str, title: str) -> tuple[dict[str, Any] | None, str]:
+        return write_call(
+            SCHEMAS["create_task"],
+            turn(ask),
+            {**KINDS, "client": ["Thorinox"]},
+            "Create a task",
+            lambda prompt, grammar, tokens: json.dumps(
+                {"tool": "create_task", "args": {"client": "Thorinox", "title": title}}
+            ),
+        )
+
+    call, question = written("add a task for Thorinox", "add a task")
+    assert call is None and "title" in question
+    call, _ = written(
+        'task for Thorinox "image requirements"', 'task for Thorinox "image requirements"'
+    )
+    assert call is not None  # words of its own besides the tool's name
+    call, _ = written(
+        "audit the brand mappings, make it a Thorinox task", "audit the brand mappings"
+    )
+    assert call is not None
 
 
 def test_a_time_alone_is_not_offered_as_a_text_an_argument_does_not_describe_as_a_time() -> None:
@@ -242,6 +352,18 @@ def test_a_phrase_said_once_fills_one_argument() -> None:
     )
     assert question == "" and call is not None
     assert call["args"] == {"client": "Thorinox", "name": "Thorinox Pans"}
+
+
+def test_a_value_said_after_its_arguments_name_stays_beside_a_record_alike() -> None:
+    wrote = {"brand": "Distex Lighting", "client": "Distex", "destination_space": "Distex"}
+    call, _ = write_call(
+        SCHEMAS["update_brand"],
+        turn("move Distex Lighting to space Distex"),
+        {**KINDS, "client": ["Distex"], "brand": ["Distex Lighting"]},
+        "Change a brand",
+        lambda prompt, grammar, tokens: json.dumps({"tool": "update_brand", "args": wrote}),
+    )
+    assert call is not None and call["args"] == wrote
 
 
 def test_of_two_arguments_given_the_same_words_the_records_one_stays() -> None:
@@ -562,7 +684,7 @@ def test_a_follow_up_is_read_with_the_ask_before_it() -> None:
     before = Exchange("what's still open for Thorinox?", (Call("list_tasks", {}),), ())
     follow = Turn(Exchange("and for Distex?", (), ()), before, times=times)
     Decider(intents).step(follow, TOOLS, None, Hints())
-    assert intents.asked == ["and for Distex?", "what's still open for Thorinox? and for Distex?"]
+    assert intents.asked == ["and for Distex?", "and for Distex? what's still open for Thorinox?"]
 
 
 class TextIntents(StubIntents):
@@ -591,14 +713,14 @@ def test_a_follow_up_of_records_alone_is_read_wholly_as_the_ask_before_it() -> N
     before = Exchange("what tasks does Thorinox have?", (Call("list_tasks", {}),), ())
     scores = {
         "and client?": {"lookup_client": 0.8, "list_tasks": 0.2},
-        "what tasks does client have? and client?": {"list_tasks": 0.7, "lookup_client": 0.3},
+        "and client? what tasks does client have?": {"list_tasks": 0.7, "lookup_client": 0.3},
     }
     # Read half alone, "and Distex?" would be a client lookup.
     assert chosen_after(before, "and Distex?", scores).startswith("list_tasks")
     # A name that is no record of the workspace (a person's) is no word of its own either.
     named = {
         "and Linus Park?": {"lookup_client": 0.8, "list_tasks": 0.2},
-        "what tasks does client have? and Linus Park?": {"list_tasks": 0.7, "lookup_client": 0.3},
+        "and Linus Park? what tasks does client have?": {"list_tasks": 0.7, "lookup_client": 0.3},
     }
     assert chosen_after(before, "and Linus Park?", named).startswith("list_tasks")
 
@@ -661,11 +783,11 @@ def test_a_follow_up_that_goes_on_from_the_ask_before_is_read_with_it() -> None:
     before = Exchange("what's open for the launch?", (Call("list_tasks", {}),), ())
     scores = {
         "and for the images?": {"get_availability": 0.6, "list_tasks": 0.4},
-        "what's open for the launch? and for the images?": {"list_tasks": 0.9},
+        "and for the images? what's open for the launch?": {"list_tasks": 0.9},
     }
     assert chosen_after(before, "and for the images?", scores).startswith("list_tasks")
     focused = {"just the ones for client": {"lookup_client": 0.8, "list_tasks": 0.2}}
-    focused |= {"list all tasks just the ones for client": {"list_tasks": 0.9}}
+    focused |= {"just the ones for client list all tasks": {"list_tasks": 0.9}}
     listed = Exchange("list all tasks", (Call("list_tasks", {}),), ())
     assert chosen_after(listed, "just the ones for Thorinox", focused).startswith("list_tasks")
 
@@ -674,7 +796,7 @@ def test_a_follow_up_of_enum_values_is_read_with_the_ask_before_it() -> None:
     before = Exchange("what tasks does Distex have?", (Call("list_tasks", {}),), ())
     scores = {
         "and the done ones?": {"lookup_client": 0.8, "list_tasks": 0.2},
-        "what tasks does client have? and the done ones?": {
+        "and the done ones? what tasks does client have?": {
             "list_tasks": 0.7,
             "lookup_client": 0.3,
         },
@@ -686,12 +808,12 @@ def test_a_follow_up_of_numbers_and_argument_names_is_read_with_the_ask_before_i
     before = Exchange("any rooms from December 9 to 11?", (Call("get_availability", {}),), ())
     scores = {
         "for 3 guests": {"create_booking": 0.8, "get_availability": 0.2},
-        "any rooms from December 9 to 11? for 3 guests": {"get_availability": 0.9},
+        "for 3 guests any rooms from December 9 to 11?": {"get_availability": 0.9},
     }
     assert chosen_after(before, "for 3 guests", scores).startswith("get_availability")
     listed = Exchange("look up Distex", (Call("lookup_client", {}),), ())
     plural = {"its brands?": {"create_booking": 0.8, "list_tasks": 0.2}}
-    plural |= {"look up client its brands?": {"list_tasks": 0.9}}
+    plural |= {"its brands? look up client": {"list_tasks": 0.9}}
     assert chosen_after(listed, "its brands?", plural).startswith("list_tasks")
 
 

@@ -120,8 +120,8 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
 async def _people(session: AsyncSession, key: str, query: str) -> list[Source]:
     """The team members the message names, with their title and roles on clients.
 
-    A person is named in full, or by a first name written capitalized that no one else on
-    the team has ("what's Omar working on?").
+    A person is named in full, or by a first name written capitalized (or in a message all in
+    lower case) that no one else on the team has ("what's Omar working on?").
     """
     listed = await names.listing(session, TeamMember)
     firsts = Counter(name.split()[0] for _, name, _ in listed if " " in name.strip())
@@ -177,8 +177,13 @@ async def _tasks(session: AsyncSession, key: str) -> list[Source]:
 
 
 def _said(query: str, word: str) -> bool:
-    """Whether `query` writes `word` as it is spelled, capitalized, as a word of its own."""
-    return word[:1].isupper() and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query) is not None
+    """Whether `query` writes `word` as a word of its own, capitalized as it is spelled.
+
+    A message written all in lower case says nothing by its case: there "maya" is Maya.
+    """
+    flags = 0 if any(c.isupper() for c in query) else re.IGNORECASE
+    found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query, flags)
+    return word[:1].isupper() and found is not None
 
 
 def _mentions(padded_query_key: str, name: str) -> bool:

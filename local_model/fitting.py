@@ -1,0 +1,69 @@
+"""Whether a value fits its argument: its schema, its range, the name said before it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from local_model.conversation import Plain, says
+
+
+@dataclass(frozen=True)
+class Fill:
+    """What each argument of one call may take."""
+
+    choices: dict[str, list[Plain]] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)  # required, but nothing in the turn gives
+    said: list[str] = field(default_factory=list)  # optional, and the message gives a value
+
+
+def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]) -> Fill:
+    """A text said after an argument's name is that argument's alone ("on the list Bins In").
+
+    A record named so is offered to it ("space Distex"), and it is offered nothing else; a word
+    of a text claimed so is no other argument's ("Lighting" of "list Amazon US - Lighting"),
+    but a record stays its own kind's.
+    """
+    for arg, choices in result.choices.items():
+        choices += [r for r in records if r not in choices and labels(arg, r, said)]
+    owners: dict[Plain, set[str]] = {}
+    for arg, choices in result.choices.items():
+        for c in choices:
+            if labels(arg, c, said):
+                owners.setdefault(c, set()).add(arg)
+    inside = {
+        c: args
+        for v, args in owners.items()
+        for cs in result.choices.values()
+        for c in cs
+        if c != v and str(c) in str(v)
+    }
+    for arg, choices in list(result.choices.items()):
+        claimed = [c for c in choices if arg in owners.get(c, ())]
+        mine = claimed or [c for c in choices if arg in owners.get(c, inside.get(c, {arg}))]
+        if kept := claimed or [c for c in choices if c in mine or c in records]:
+            result.choices[arg] = kept
+            claims = any(arg in args for args in owners.values())
+            if claims and arg not in {*required, *result.said}:
+                result.said.append(arg)
+        else:
+            del result.choices[arg]
+            result.missing.extend([arg] if arg in required else [])
+            result.said[:] = [a for a in result.said if a != arg]
+    return result
+
+
+def labels(arg: str, value: Plain, said: str) -> bool:
+    """Whether `said` gives `value` right after the last word of `arg`'s name ("list X")."""
+    return bool(says(said, f"{arg.split('_')[-1]} {value}"))
+
+
+def fits(value: Plain, options: list[dict[str, Any]]) -> bool:
+    """Whether a value is valid under one of the alternatives: its type, range, length, pattern.
+
+    A list's name is no marketplace ("a channel and a two-letter country").
+    """
+    return any(Draft202012Validator(a).is_valid(value) for a in options)
