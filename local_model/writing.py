@@ -66,7 +66,7 @@ def write_call(
     unsaid += [a for a in named if changes and not _a_name(args[a], turn.said(name), records)]
     unsaid += [a for a in texts if _the_request(args[a], name, turn.said(name))]
     if unsaid:
-        return None, ask_for(unsaid, summary)
+        return None, ask_for(list(dict.fromkeys(unsaid)), summary)
     # a name written in lower case is capitalized ("dana levi")
     args |= {a: args[a].title() for a in named if not _capitalized(args[a], said)}
     return {**call, "args": args}, ""

@@ -176,6 +176,8 @@ def test_a_change_is_given_only_a_name_the_message_writes_as_one() -> None:
     assert call is not None and call["args"]["guest_name"] == "Dana Levi"
     call, question = booking_written("book the queen for my client dec 5-7", "client")
     assert call is None and "guest name" in question
+    call, question = booking_written("book the Queen Dec 5-7 for it", "it")  # hollow too
+    assert call is None and question.count("guest name") == 1
 
 
 def test_a_title_that_is_the_request_itself_is_asked_for() -> None:
