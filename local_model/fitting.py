@@ -43,8 +43,8 @@ def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]
     }
     for arg, choices in list(result.choices.items()):
         claimed = [c for c in choices if arg in owners.get(c, ())]
-        mine = claimed or [c for c in choices if arg in owners.get(c, inside.get(c, {arg}))]
-        if kept := claimed or [c for c in choices if c in mine or c in records]:
+        free = [c for c in choices if c in records or arg in owners.get(c, inside.get(c, {arg}))]
+        if kept := claimed or free:
             result.choices[arg] = kept
             claims = any(arg in args for args in owners.values())
             if claims and arg not in {*required, *result.said}:

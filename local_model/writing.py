@@ -63,8 +63,8 @@ def write_call(
     unsaid = [a for a in texts if a in offered.choices and hollow(args[a], name, others[a])]
     props = dereference_refs(parameters).get("properties") or {}
     named = [a for a in texts if "name" in str(props[a].get("description") or "").casefold()]
-    unsaid += [a for a in named if changes and not _a_name(args[a], turn.said(name), records)]
-    unsaid += [a for a in texts if _the_request(args[a], name, turn.said(name))]
+    unsaid += [a for a in named if changes and not _a_name(args[a], said, records)]
+    unsaid += [a for a in texts if _the_request(args[a], name, said)]
     if unsaid:
         return None, ask_for(list(dict.fromkeys(unsaid)), summary)
     # a name written in lower case is capitalized ("dana levi")
