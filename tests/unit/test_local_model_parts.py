@@ -137,15 +137,28 @@ def test_a_count_in_words_is_a_number_and_a_text_fits_its_schema_and_its_label()
     assert offered.choices["client"] == ["Distex"]  # and still its own kind's
 
 
+def scripted_call(
+    tool: str, ask: Turn, mentions: Mapping[str, Sequence[str]], wrote: Mapping[str, Any], **kw: Any
+) -> tuple[dict[str, Any] | None, str]:
+    """`write_call` of `tool` for `ask`, the model writing `wrote` as the call's arguments."""
+    return write_call(
+        SCHEMAS[tool],
+        ask,
+        mentions,
+        f"Use {tool}",
+        lambda prompt, grammar, tokens: json.dumps({"tool": tool, "args": dict(wrote)}),
+        **kw,
+    )
+
+
 def test_a_record_the_message_names_inside_a_title_is_written_as_well() -> None:
     wrote = {"client": "Thorinox", "title": "Redo the Thorinox Peelers bullets"}
     wrote |= {"brand": "Thorinox Peelers", "assignee": "Peelers"}
-    call, question = write_call(
-        SCHEMAS["create_task"],
+    call, question = scripted_call(
+        "create_task",
         turn("new task for Thorinox: redo the Thorinox Peelers bullets"),
         {**KINDS, "client": ["Thorinox"], "brand": ["Thorinox Peelers"]},
-        "Create a task",
-        lambda prompt, grammar, tokens: json.dumps({"tool": "create_task", "args": wrote}),
+        wrote,
     )
     assert question == "" and call is not None
     assert call["args"]["brand"] == "Thorinox Peelers" and "assignee" not in call["args"]
@@ -154,15 +167,10 @@ def test_a_record_the_message_names_inside_a_title_is_written_as_well() -> None:
 def booking_written(ask: str, guest: str) -> tuple[dict[str, Any] | None, str]:
     wrote = {"room_type": "Queen", "check_in": "2026-12-05", "check_out": "2026-12-07"}
     stay = {"check_in": "2026-12-05", "check_out": "2026-12-07"}
-    return write_call(
-        SCHEMAS["create_booking"],
-        replace(turn(ask), stated=(stay,)),
-        {**KINDS, "room_type": ["Queen"]},
-        "Book a room",
-        lambda prompt, grammar, tokens: json.dumps(
-            {"tool": "create_booking", "args": {**wrote, "guest_name": guest}}
-        ),
-        changes=True,
+    booking = replace(turn(ask), stated=(stay,))
+    mentions = {**KINDS, "room_type": ["Queen"]}
+    return scripted_call(
+        "create_booking", booking, mentions, {**wrote, "guest_name": guest}, changes=True
     )
 
 
@@ -182,15 +190,8 @@ def test_a_change_is_given_only_a_name_the_message_writes_as_one() -> None:
 
 def test_a_title_that_is_the_request_itself_is_asked_for() -> None:
     def written(ask: str, title: str) -> tuple[dict[str, Any] | None, str]:
-        return write_call(
-            SCHEMAS["create_task"],
-            turn(ask),
-            {**KINDS, "client": ["Thorinox"]},
-            "Create a task",
-            lambda prompt, grammar, tokens: json.dumps(
-                {"tool": "create_task", "args": {"client": "Thorinox", "title": title}}
-            ),
-        )
+        wrote = {"client": "Thorinox", "title": title}
+        return scripted_call("create_task", turn(ask), {**KINDS, "client": ["Thorinox"]}, wrote)
 
     call, question = written("add a task for Thorinox", "add a task")
     assert call is None and "title" in question
@@ -358,12 +359,11 @@ def test_a_phrase_said_once_fills_one_argument() -> None:
 
 def test_a_value_said_after_its_arguments_name_stays_beside_a_record_alike() -> None:
     wrote = {"brand": "Distex Lighting", "client": "Distex", "destination_space": "Distex"}
-    call, _ = write_call(
-        SCHEMAS["update_brand"],
+    call, _ = scripted_call(
+        "update_brand",
         turn("move Distex Lighting to space Distex"),
         {**KINDS, "client": ["Distex"], "brand": ["Distex Lighting"]},
-        "Change a brand",
-        lambda prompt, grammar, tokens: json.dumps({"tool": "update_brand", "args": wrote}),
+        wrote,
     )
     assert call is not None and call["args"] == wrote
 
