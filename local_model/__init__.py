@@ -12,10 +12,7 @@ __all__ = ["MODEL_NAME", "LocalChatModel", "LocalModelError", "default_gguf_path
 
 
 def load(
-    path: Path | None = None,
-    *,
-    n_ctx: int = 4096,
-    cache_dir: Path | None = None,
+    path: Path | None = None, *, n_ctx: int = 4096, cache_dir: Path | None = None
 ) -> LocalChatModel:
     """Load the model (`path` None: the shipped GGUF); `cache_dir` keeps the examples' vectors.
 

@@ -21,7 +21,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
 from local_model.conversation import ASKED, no_times, read_turn
-from local_model.decide import Decider, Hints, summary
+from local_model.decide import Decider, Hints
 from local_model.writing import OPENING, write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
@@ -100,17 +100,7 @@ class LocalChatModel(BaseChatModel):
             step = Decider(self.intents).step(turn, tools, choice, hints)
             complete, one = self._completer(usage), ((step.tool, turn),) if step.tool else ()
             parts = step.wave or one
-            written = [
-                write_call(
-                    t,
-                    p,
-                    hints.mentions,
-                    summary(t),
-                    complete,
-                    changes=t["function"]["name"] in hints.changing,
-                )
-                for t, p in parts
-            ]
+            written = [write_call(t, p, hints, complete) for t, p in parts]
         calls = [call for call, _ in written if call]
         text = step.reply if calls or not written else written[0][1]
         asked = step.asked or ((step.tool["function"]["name"],) if step.tool and not calls else ())

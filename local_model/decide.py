@@ -15,13 +15,7 @@ from local_model.intent import SMALL_TALK, Intents
 from local_model.reading import GOES_ON, REQUEST, answered, asks_to_know, clauses, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.spans import BACK, bare
-from local_model.values import (
-    argument_terms,
-    date_arguments,
-    dates,
-    fill,
-    own_words,
-)
+from local_model.values import argument_terms, date_arguments, dates, fill, own_words
 
 CLOSE = 0.0
 """Margin under which both likeliest tools are asked: cross-validated, bench/step_thresholds."""
@@ -147,12 +141,8 @@ class Decider:
         # anything is changed for it: the asked change may rest on words it took for a name.
         if {goal} & (hints.readers | hints.changing) and turn.before and turn.went_on(latest.name):
             looks = [c.name for c in turn.before.calls if c.name in by_name]
-            dated = [
-                n
-                for n in looks
-                if n not in hints.readers | hints.changing
-                and date_arguments(_parameters(by_name[n]))
-            ]
+            plain = [n for n in looks if n not in hints.readers | hints.changing]
+            dated = [n for n in plain if date_arguments(_parameters(by_name[n]))]
             goal = dated[-1] if dated else goal  # "make it 2 nights": the stay before, longer
         if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
@@ -162,10 +152,8 @@ class Decider:
             return Step(tool=by_name[goal], why=f"{goal} without the time")
         each = [r for r in turn.now.results if r.name == latest.name]  # one, or a wave's each
         if latest.failed or latest.name in hints.changing or not goal or goal in called:
-            changed = latest.name in hints.changing
-            return Step(
-                reply="\n\n".join(shown(r, hints.shows, changed) for r in each), why="result"
-            )
+            told = [shown(r, hints.shows, latest.name in hints.changing) for r in each]
+            return Step(reply="\n\n".join(told), why="result")
         missing = fill(_parameters(by_name[goal]), turn, hints.mentions, goal).missing
         if not missing:
             return Step(tool=by_name[goal], why=f"the results fill {goal}")
@@ -179,9 +167,8 @@ class Decider:
         turn, by_name, hints = offer
         tool, parameters = by_name[name], _parameters(by_name[name])
         dated = date_arguments(parameters)
-        missing = [
-            arg for arg in dated if arg in fill(parameters, turn, hints.mentions, name).missing
-        ]
+        lacking = fill(parameters, turn, hints.mentions, name).missing if dated else []
+        missing = [arg for arg in dated if arg in lacking]
         if dated and len(turn.stated) > 1:  # "Dec 4-6 and Dec 11-13": a call for each stay
             each = tuple((tool, replace(turn, stated=(s,))) for s in turn.stated)
             return Step(wave=each, why=why)
@@ -202,10 +189,12 @@ class Decider:
         classes |= SMALL_TALK if may_reply else {}
         if not classes:
             return []
-        alone = dict(
-            self._intents.rank(masked(turn.ask, hints.mentions, hints.read_as) or "...", classes)
-        )
-        before = turn.before
+
+        def rank(text: str) -> dict[str, float]:
+            kinds_said = masked(text, hints.mentions, hints.read_as) or "..."
+            return dict(self._intents.rank(kinds_said, classes))
+
+        alone, before = rank(turn.ask), turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in argument_terms(_parameters(tool))]
         own = own_words(turn, hints.mentions, values)
@@ -214,8 +203,7 @@ class Decider:
             # before; one that goes on from it ("and for coupons?", "also note that …"), so
             # read when that is surer than alone; else it is a request of its own. Its own
             # words come first, where a message's words weigh most ("and what's X working on?").
-            both = f"{turn.ask} {before.ask}"
-            read = dict(self._intents.rank(masked(both, hints.mentions, hints.read_as), classes))
+            read = rank(f"{turn.ask} {before.ask}")
             tools = read if not own or _surest(read, by_name) >= _surest(alone, by_name) else tools
         asked, again = answered(turn, own)
         knowing = asks_to_know(turn.ask)

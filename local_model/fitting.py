@@ -29,18 +29,10 @@ def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]
     """
     for arg, choices in result.choices.items():
         choices += [r for r in records if r not in choices and labels(arg, r, said)]
-    owners: dict[Plain, set[str]] = {}
-    for arg, choices in result.choices.items():
-        for c in choices:
-            if labels(arg, c, said):
-                owners.setdefault(c, set()).add(arg)
-    inside = {
-        c: args
-        for v, args in owners.items()
-        for cs in result.choices.values()
-        for c in cs
-        if c != v and str(c) in str(v)
-    }
+    after = [(c, a) for a, cs in result.choices.items() for c in cs if labels(a, c, said)]
+    owners = {c: {a for d, a in after if d == c} for c, _ in after}  # a value: who claims it
+    every = {c for cs in result.choices.values() for c in cs}
+    inside = {c: args for v, args in owners.items() for c in every if c != v and str(c) in str(v)}
     for arg, choices in list(result.choices.items()):
         claimed = [c for c in choices if arg in owners.get(c, ())]
         free = [c for c in choices if c in records or arg in owners.get(c, inside.get(c, {arg}))]

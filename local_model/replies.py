@@ -76,11 +76,7 @@ def shown(result: Result, shows: Mapping[str, Any], changed: bool = False) -> st
 def _choice(data: dict[str, Any]) -> list[str]:
     """A lead line saying what matched more than once, and each candidate by its name."""
     what, query = data.get("field") or "record", data.get("query")
-    lead = (
-        f'More than one {what} matches "{_field(query)}":'
-        if query
-        else f"More than one {what} matches:"
-    )
+    lead = f"More than one {what} matches" + (f' "{_field(query)}":' if query else ":")
     found = [r for v in data.values() if isinstance(v, list) for r in v if isinstance(r, dict)]
     named = [
         [("", r["name"]), *(f for f in _plain(r) if f[0] != "name")] for r in found if "name" in r

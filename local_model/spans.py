@@ -48,12 +48,8 @@ def spans(text: str, edges: frozenset[str] | None = None) -> list[str]:
         return list(dict.fromkeys([*found, *_clauses(parts, edges)]))
     for size in range(MAX_SPAN_WORDS, 0, -1):
         for words in parts:
-            for start, end in ((s, s + size) for s in range(len(words) - size + 1)):
-                span = unpossessive(" ".join(words[start:end]).strip(EDGE))
-                ends = span.split()[:: max(1, len(span.split()) - 1)]
-                joins = any(bare(w) in JOINING_WORDS for w in ends)
-                if span and not joins and not _splits_name(words, start, end):
-                    found.append(span)
+            for start in range(len(words) - size + 1):
+                found += filter(None, [_span(words, start, start + size)])
     return list(dict.fromkeys(found))
 
 
@@ -71,21 +67,20 @@ def _clauses(parts: list[list[str]], edges: frozenset[str]) -> list[str]:
                 continue
             limit = next(i for i in stops if i > start)
             for end in range(limit, start, -1):
-                span = unpossessive(" ".join(words[start:end]).strip(EDGE))
                 closes = end == limit or bare(words[end]) in edges
-                ends = span.split()[:: max(1, len(span.split()) - 1)]
-                joins = any(bare(w) in JOINING_WORDS for w in ends)
-                if span and closes and not joins and not _splits_name(words, start, end):
+                if closes and (span := _span(words, start, end)):
                     found.append(span)
                     break
     return sorted(found, key=lambda span: -len(span.split()))
 
 
-def _splits_name(words: list[str], start: int, end: int) -> bool:
-    """Whether `words[start:end]` cuts a run of capitalized words, a name ("Yusuf | Demir")."""
-    return any(
-        1 < i < len(words)
-        and all(w[:1].isupper() for w in words[i - 1 : i + 1])
-        and words[i - 1][-1].isalnum()
-        for i in (start, end)
-    )
+def _span(words: list[str], start: int, end: int) -> str:
+    """`words[start:end]` as a value, or "" when a joining word begins or ends it.
+
+    Nor may it cut a run of capitalized words, a name ("Yusuf | Demir").
+    """
+    span = unpossessive(" ".join(words[start:end]).strip(EDGE))
+    ends = span.split()[:: max(1, len(span.split()) - 1)]
+    cut = [words[i - 1 : i + 1] for i in (start, end) if 1 < i < len(words)]
+    name = any(all(w[:1].isupper() for w in pair) and pair[0][-1].isalnum() for pair in cut)
+    return "" if name or any(bare(w) in JOINING_WORDS for w in ends) else span

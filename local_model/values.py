@@ -69,20 +69,14 @@ def fill(
         elif any(a.get("format") == "date" for a in options):
             earlier = dates(arg, before) if arg in required else before.get(arg, [])
             # a time of its own read apart from its start ("for 3 nights") goes on from the stay
-            goes_on = (
-                [] if arg in required or not own_time else dates(arg, {arg: found.get(arg, [])})
-            )
+            apart = own_time and arg not in required
+            goes_on = dates(arg, {arg: found.get(arg, [])}) if apart else []
             # a filter takes a date a result holds only when the message says a time
-            held = (
-                dates(arg, now)
-                if arg in required or own_time
-                else dates(arg, {arg: now.get(arg, [])})
-            )
+            held = dates(arg, now if arg in required or own_time else {arg: now.get(arg, [])})
             choices = [*(held or ([] if own_time else earlier) or goes_on)]
         elif kinds and kinds <= {"integer", "number"}:
             got = _numbers(said, turn) + [v for v in now.get(arg, []) if not isinstance(v, str)]
-            choices = got or before.get(arg, [])  # a text one is out of range
-            choices = [n for n in dict.fromkeys(choices) if fits(n, options)]
+            choices = [n for n in dict.fromkeys(got or before.get(arg, [])) if fits(n, options)]
         elif kinds == {"string"}:
             about = str(prop.get("description") or "")
             times = [turn.ask[a:b] for a, b in turn.times(turn.ask)] if turn.times(about) else []
@@ -95,14 +89,10 @@ def fill(
             choices = _fullest(choices, tool, records, said) if prose else choices
         if choices:
             result.choices[arg] = choices
-            if arg not in required and any(
-                says(said, str(c))
-                or c in _records_of(arg, prop, mentions)  # named in part ("Linus's", "maya")
-                or c in picked.get(arg, [])
-                or c == again.get(arg)
-                or c in goes_on
-                for c in choices
-            ):
+            # said: in words, or as a record named in part ("Linus's", "maya"), or kept
+            known = [*_records_of(arg, prop, mentions), *picked.get(arg, []), *goes_on]
+            known += [again[arg]] if arg in again else []
+            if arg not in required and any(says(said, str(c)) or c in known for c in choices):
                 result.said.append(arg)
         elif arg in required:
             result.missing.append(arg)
@@ -217,8 +207,8 @@ def name_spans(
     One that opens the message counts only when each word is capitalized and none is a function
     word ("Grace Hopper is", not "Before I email").
     """
-    named = [n for names in mentions.values() for n in names]
-    records = [span for n in named for span in names(text, n)]  # "Thorinox Pans" stays whole
+    # a record's name is cut out whole ("Thorinox Pans", not "Pans")
+    records = [s for ns in mentions.values() for n in ns for s in names(text, n)]
     quiet = _blank(text, [*times(text), *records])
     opening = text.lstrip(EDGE)
     first = opening.split(" ", 1)[0]
@@ -242,10 +232,8 @@ def _named(text: str, values: list[Plain]) -> list[Plain]:
 def _numbers(said: str, turn: Turn) -> list[Plain]:
     """Numbers `said` holds, outside its times and the words the turn's calls took."""
     text = _blank(said, list(turn.times(said)))
-    for call in turn.now.calls:
-        for value in call.args.values():
-            if isinstance(value, str) and value:
-                text = text.replace(value, f" {CUT} ")
+    for value in [v for c in turn.now.calls for v in c.args.values() if isinstance(v, str) and v]:
+        text = text.replace(value, f" {CUT} ")
     found = [_COUNTS.get(n.casefold(), n) for n in _NUMBER.findall(text)]
     return [n if isinstance(n, int) else float(n) if "." in n else int(n) for n in found]
 

@@ -5,13 +5,14 @@ A call the message did not really give becomes a question instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
 from local_model.conversation import Times, Turn, says
+from local_model.decide import Hints, summary
 from local_model.fitting import labels
 from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
@@ -25,30 +26,24 @@ Complete = Callable[[str, Any, int], str]
 
 
 def write_call(
-    tool: dict[str, Any],
-    turn: Turn,
-    mentions: Mapping[str, Sequence[str]],
-    summary: str,
-    complete: Complete,
-    *,
-    changes: bool = False,
+    tool: dict[str, Any], turn: Turn, hints: Hints, complete: Complete
 ) -> tuple[dict[str, Any] | None, str]:
     """The call of `tool` for `turn`, or None and the question to ask instead.
 
-    `changes`: the tool changes data, so a name it is given must be one the message writes as
-    a name ("for 2 adults" names no guest).
+    A name given to a tool that changes data (`hints.changing`) must be one the message writes
+    as a name ("for 2 adults" names no guest).
     """
-    function = tool["function"]
+    function, mentions, about = tool["function"], hints.mentions, summary(tool)
     name, parameters = str(function["name"]), dict(function.get("parameters") or {})
     if not (parameters.get("properties") or {}):
         return tool_call(name, {}), ""
     offered = fill(parameters, turn, mentions, name)
     if offered.missing:
-        return None, ask_for(offered.missing, summary)
+        return None, ask_for(offered.missing, about)
     if not offered.choices:
         return tool_call(name, {}), ""
     grammar = call_grammar(name, parameters, offered.choices, offered.said)
-    call = read_call(complete(_prompt(function, summary, turn), grammar, ARGS_MAX_TOKENS), name)
+    call = read_call(complete(_prompt(function, about, turn), grammar, ARGS_MAX_TOKENS), name)
     if call is None:
         return None, "I couldn't work out the details of that. Could you say it another way?"
     required = set(dereference_refs(parameters).get("required") or [])
@@ -63,10 +58,10 @@ def write_call(
     unsaid = [a for a in texts if a in offered.choices and hollow(args[a], name, others[a])]
     props = dereference_refs(parameters).get("properties") or {}
     named = [a for a in texts if "name" in str(props[a].get("description") or "").casefold()]
-    unsaid += [a for a in named if changes and not _a_name(args[a], said, records)]
+    unsaid += [a for a in named if name in hints.changing and not _a_name(args[a], said, records)]
     unsaid += [a for a in texts if _the_request(args[a], name, said)]
     if unsaid:
-        return None, ask_for(list(dict.fromkeys(unsaid)), summary)
+        return None, ask_for(list(dict.fromkeys(unsaid)), about)
     # a name written in lower case is capitalized ("dana levi")
     args |= {a: args[a].title() for a in named if not _capitalized(args[a], said)}
     return {**call, "args": args}, ""
@@ -135,11 +130,11 @@ def _once(
     return {k: v for k, v in args.items() if k in required | kept or k not in inside}
 
 
-def _prompt(function: dict[str, Any], summary: str, turn: Turn) -> str:
+def _prompt(function: dict[str, Any], purpose: str, turn: Turn) -> str:
     """The tool's manual, the message and this turn's results, after the worked example."""
     schema = dereference_refs(dict(function.get("parameters") or {}))
     required = set(schema.get("required") or [])
-    lines = [f"Tool: {function['name']}: {summary}", "Arguments:"]
+    lines = [f"Tool: {function['name']}: {purpose}", "Arguments:"]
     for arg, prop in (schema.get("properties") or {}).items():
         about = str(prop.get("description") or "") if isinstance(prop, dict) else ""
         lines.append(

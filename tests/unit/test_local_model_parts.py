@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -138,16 +139,22 @@ def test_a_count_in_words_is_a_number_and_a_text_fits_its_schema_and_its_label()
 
 
 def scripted_call(
-    tool: str, ask: Turn, mentions: Mapping[str, Sequence[str]], wrote: Mapping[str, Any], **kw: Any
+    tool: str,
+    ask: Turn,
+    mentions: Mapping[str, Sequence[str]],
+    wrote: Mapping[str, Any],
+    changes: bool = False,
 ) -> tuple[dict[str, Any] | None, str]:
-    """`write_call` of `tool` for `ask`, the model writing `wrote` as the call's arguments."""
+    """`write_call` of `tool` for `ask`, the model writing `wrote` as the call's arguments.
+
+    `changes`: `tool` is one that changes data.
+    """
+    hints = SimpleNamespace(mentions=mentions, changing={tool} if changes else set())
     return write_call(
         SCHEMAS[tool],
         ask,
-        mentions,
-        f"Use {tool}",
+        hints,
         lambda prompt, grammar, tokens: json.dumps({"tool": tool, "args": dict(wrote)}),
-        **kw,
     )
 
 
@@ -346,12 +353,11 @@ def test_a_required_record_said_as_a_pronoun_is_the_one_the_exchange_before_name
 def test_a_phrase_said_once_fills_one_argument() -> None:
     wrote = {"client": "Thorinox", "name": "Thorinox Pans", "marketplace": "Pans"}
     wrote |= {"destination_space": "Pans"}
-    call, question = write_call(
-        SCHEMAS["create_brand"],
+    call, question = scripted_call(
+        "create_brand",
         turn("add a brand called Thorinox Pans to Thorinox"),
         {**KINDS, "client": ["Thorinox"]},
-        "Add a brand",
-        lambda prompt, grammar, tokens: json.dumps({"tool": "create_brand", "args": wrote}),
+        wrote,
     )
     assert question == "" and call is not None
     assert call["args"] == {"client": "Thorinox", "name": "Thorinox Pans"}
@@ -369,14 +375,11 @@ def test_a_value_said_after_its_arguments_name_stays_beside_a_record_alike() -> 
 
 
 def test_of_two_arguments_given_the_same_words_the_records_one_stays() -> None:
-    call, _ = write_call(
-        SCHEMAS["lookup_brand"],
+    call, _ = scripted_call(
+        "lookup_brand",
         turn("which brands does Thorinox have?"),
         {**KINDS, "client": ["Thorinox"]},
-        "Look up brands",
-        lambda prompt, grammar, tokens: json.dumps(
-            {"tool": "lookup_brand", "args": {"query": "Thorinox", "client": "Thorinox"}}
-        ),
+        {"query": "Thorinox", "client": "Thorinox"},
     )
     assert call is not None and call["args"] == {"client": "Thorinox"}
 
