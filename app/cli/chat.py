@@ -10,6 +10,7 @@ import asyncio
 import getpass
 import json
 import logging
+import re
 import uuid
 from dataclasses import replace
 from typing import Annotated
@@ -38,6 +39,9 @@ from core.settings import Settings
 from graph.runner import Runner, TurnRequest
 from graph.termination import StopRequest, on_sigterm
 from tools.pack_loading import PackError
+
+_NO = re.compile(r"(?i)no?(?:\s*[,:;–-]\s*(.*))?")
+"""A rejection at the prompt, with its reason on the same line ("no, wrong client")."""
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -151,7 +155,8 @@ class _Repl:
     async def ask_decision(self) -> dict[str, object] | str | None:
         """Ask inline what to do with a proposal; any other text is the person's next message.
 
-        An empty line, end of input or a stop leaves the proposal waiting (None).
+        An empty line, end of input or a stop leaves the proposal waiting (None). A "no" takes
+        its reason from the same line ("no: wrong client"), so the next line is a message again.
         """
         prompt = "[bold yellow]approve?[/] \\[y]es / \\[n]o / \\[e]dit / or just keep talking> "
         answer = await self.read(prompt)
@@ -159,9 +164,8 @@ class _Repl:
             return None
         if answer.lower() in ("y", "yes"):
             return {"decision": "approve"}
-        if answer.lower() in ("n", "no"):
-            reason = await self.read("reason (optional)> ")
-            return {"decision": "reject", "reason": reason or ""}
+        if no := _NO.fullmatch(answer.strip()):  # "no", or "no, <why>" on the same line
+            return {"decision": "reject", "reason": (no.group(1) or "").strip()}
         if answer.lower() in ("e", "edit"):
             raw = await self.read('changed arguments as JSON, e.g. {"title": "…"}> ')
             try:

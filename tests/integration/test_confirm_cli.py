@@ -214,6 +214,40 @@ def test_chat_asks_inline_and_runs_the_approved_change(
     assert task_count(workspace_url) == 1
 
 
+def test_chat_takes_a_rejections_reason_from_its_line_and_reads_the_next_as_a_message(
+    workspace_url, tmp_path, write_script
+) -> None:
+    left = {"content": "OK, I left it undone."}
+    hello = {"content": "Hello again! What next?"}
+    env = {
+        **env_for(workspace_url, tmp_path),
+        "AGENTLOOP_MODEL": write_script([CREATE, left, hello]),
+    }
+    stdin = "make the task\nno, wrong client\nhello\n"
+    proc = agentloop("chat", "--thread", "c4", env=env, stdin=stdin)
+    assert proc.returncode == 0, proc.stderr
+    assert "reason (optional)" not in proc.stdout
+    # The line after the "no" is the person's next message, not a reason the prompt took.
+    assert left["content"] in proc.stdout and hello["content"] in proc.stdout
+    assert task_count(workspace_url) == 0
+    engine = create_engine(sync_url(Settings(_env_file=None, database_url=workspace_url)))
+    try:
+        with engine.connect() as conn:
+            payloads = (
+                conn.execute(
+                    text(
+                        "select payload from agent_skill_events where thread_id = 'c4'"
+                        " and skill_id = 'create_task' and event_type = 'skill_result'"
+                    )
+                )
+                .scalars()
+                .all()
+            )
+    finally:
+        engine.dispose()
+    assert "wrong client" in json.dumps(payloads, default=str)
+
+
 def test_chat_ends_at_quit_without_sending_it_or_what_follows(
     workspace_url, tmp_path, write_script
 ) -> None:
