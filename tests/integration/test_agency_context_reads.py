@@ -131,6 +131,17 @@ async def test_search_kb_scopes_to_a_client_and_kind(tool_ctx, workspace) -> Non
     assert missing["status"] == "not_found"
 
 
+async def test_search_kb_shows_other_kinds_when_none_of_the_kind_matches(tool_ctx) -> None:
+    # "any docs on lightning deals?": the one match is an SOP, so a doc filter finds nothing
+    widened = await call(search_kb, tool_ctx(), query="lightning deal", kind="doc")
+    assert [r["kind"] for r in widened["results"]] == ["sop"]
+    assert widened["status"] == "other_kinds" and widened["no_match_of_kind"] == "doc"
+    lead = search_kb.shows.read(widened).lead  # type: ignore[union-attr]
+    assert lead.startswith('1 document matching "lightning deal" (no doc matched')
+    nothing = await call(search_kb, tool_ctx(), query="zzyzx quux", kind="doc")
+    assert nothing == {"query": "zzyzx quux", "results": []}
+
+
 # list_tasks
 
 

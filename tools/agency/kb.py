@@ -55,7 +55,10 @@ class SearchKbArgs(BaseModel):
         records="results",
         fields=("title", "kind", "client", "excerpt"),
         noun="document",
-        lead={"": 'matching "{query}"'},
+        lead={
+            "": 'matching "{query}"',
+            "other_kinds": 'matching "{query}" (no {no_match_of_kind} matched: other kinds shown)',
+        },
     ),
 )
 async def search_kb(args: SearchKbArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -67,7 +70,8 @@ async def search_kb(args: SearchKbArgs, ctx: ToolContext) -> dict[str, Any]:
     Returns:
         {"query", "results": [{"id", "title", "kind", "client_id", "client" (None for
         agency-wide docs), "score", "excerpt"}]}; or not_found/ambiguous for an unknown
-        `client`. "results" is empty when nothing matches.
+        `client`. "results" is empty when nothing matches. When no document of `kind` matches,
+        the other kinds' matches, with "status": "other_kinds" and "no_match_of_kind".
 
     Examples:
         {"query": "coupon code"}, {"query": "brand guidelines", "client": "Thorinox"},
@@ -84,6 +88,11 @@ async def search_kb(args: SearchKbArgs, ctx: ToolContext) -> dict[str, Any]:
         hits = await search(
             session, db.dialect, args.query, client_id=client_id, kind=args.kind, limit=args.limit
         )
+        widened = not hits and args.kind is not None  # "any docs on X?" also means its SOP
+        if widened:
+            hits = await search(
+                session, db.dialect, args.query, client_id=client_id, limit=args.limit
+            )
         owner_ids = {h.client_id for h in hits if h.client_id is not None}
         names = await session.execute(
             select(Client.id, Client.name).where(Client.id.in_(owner_ids))
@@ -91,7 +100,10 @@ async def search_kb(args: SearchKbArgs, ctx: ToolContext) -> dict[str, Any]:
         owners: dict[int | None, str] = {row.id: row.name for row in names}
     # Hit fields plus the owning client's name (None for agency-wide documents).
     results = [{**asdict(h), "client": owners.get(h.client_id)} for h in hits]
-    return {"query": args.query[:200], "results": results}
+    found = {"query": args.query[:200], "results": results}
+    if widened and results:
+        return {**found, "status": "other_kinds", "no_match_of_kind": args.kind}
+    return found
 
 
 TOOLS = [search_kb]
