@@ -49,9 +49,11 @@ class Shows:
         """`result` as declared; None when it does not hold the records or says nothing."""
         found = at(result, self.records) if self.records else result
         records = found if isinstance(found, list) else [found]
+        top = result if isinstance(result, dict) else {}
+        if top.get("status") == "not_found":
+            return unmatched(top, self.noun)
         if found is None or not all(isinstance(record, dict) for record in records):
             return None
-        top = result if isinstance(result, dict) else {}
         try:
             said = self.lead.get(str(top.get("status")), self.lead.get("", "")).format_map(top)
         except (KeyError, IndexError, TypeError, ValueError):  # a template naming what it lacks
@@ -72,6 +74,20 @@ class Shows:
                 label = keys[0] if isinstance(record.get(keys[0]), list) else keys[-1]
                 row.append(("" if number == 0 else label.replace("_", " "), value))
         return tuple(row)
+
+
+def unmatched(result: Mapping[str, Any], noun: str) -> Reading:
+    """A name that matched no record: what was looked for, and the names near it or there are.
+
+    {"status": "not_found", "field": "client", "query": "Acme", "suggestions": ["Acme Co"]}
+    reads 'No client matches "Acme". Did you mean' and a line per suggestion.
+    """
+    what, query = result.get("field") or noun or "record", result.get("query")
+    lead = f"No {what} matches" + (f' "{query}"' if query else "")
+    near, known = result.get("suggestions") or [], result.get("known") or []
+    names = [n for n in (near or known) if isinstance(n, str)]
+    said = ". Did you mean" if near else f". The {what}s there are"
+    return Reading(lead=lead + (said if names else ""), rows=tuple((("", n),) for n in names))
 
 
 def at(value: Any, path: str) -> Any:

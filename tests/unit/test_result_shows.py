@@ -161,15 +161,19 @@ def test_an_undeclared_tool_shows_every_field_but_ids_and_empty_ones() -> None:
     )
 
 
-def test_a_result_without_the_declared_records_is_laid_out_as_any_other() -> None:
+def test_a_name_that_matched_nothing_reads_as_such_and_a_choice_as_a_question() -> None:
     unknown = {"status": "not_found", "field": "client", "query": "Thorx", "suggestions": ["A"]}
+    nothing_near = {"status": "not_found", "field": "brand", "query": "Zz", "known": ["B", "C"]}
     ambiguous = {"status": "ambiguous", "field": "brand", "candidates": [{"id": 1, "name": "X"}]}
 
-    assert read("list_tasks", unknown).splitlines()[1:] == [
-        "status: not_found",
-        "field: client",
-        "query: Thorx",
-        "suggestions: A",
+    assert read("list_tasks", unknown).splitlines() == [
+        'No client matches "Thorx". Did you mean:',
+        "A",
+    ]
+    assert read("lookup_brand", nothing_near).splitlines() == [
+        'No brand matches "Zz". The brands there are:',
+        "- B",
+        "- C",
     ]
     assert read("resolve_brand", ambiguous).splitlines() == [
         "More than one brand matches:",
