@@ -25,13 +25,13 @@ def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]
 
     A record named so is offered to it ("space Distex"), and it is offered nothing else; a word
     of a text claimed so is no other argument's ("Lighting" of "list Amazon US - Lighting"),
-    but a record stays its own kind's.
+    unless said alone too, and a record stays its own kind's.
     """
     for arg, choices in result.choices.items():
         choices += [r for r in records if r not in choices and labels(arg, r, said)]
     after = [(c, a) for a, cs in result.choices.items() for c in cs if labels(a, c, said)]
     owners = {c: {a for d, a in after if d == c} for c, _ in after}  # a value: who claims it
-    every = {c for cs in result.choices.values() for c in cs}
+    every = {c for cs in result.choices.values() for c in cs if len(says(said, str(c))) == 1}
     inside = {c: args for v, args in owners.items() for c in every if c != v and str(c) in str(v)}
     for arg, choices in list(result.choices.items()):
         claimed = [c for c in choices if arg in owners.get(c, ())]
@@ -49,8 +49,8 @@ def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]
 
 
 def labels(arg: str, value: Plain, said: str) -> bool:
-    """Whether `said` gives `value` right after the last word of `arg`'s name ("list X")."""
-    return bool(says(said, f"{arg.split('_')[-1]} {value}"))
+    """Whether `said` gives `value` right after `arg`'s last word ("list X", "list to X")."""
+    return any(says(said, f"{arg.split('_')[-1]} {to}{value}") for to in ("", "to "))
 
 
 def fits(value: Plain, options: list[dict[str, Any]]) -> bool:

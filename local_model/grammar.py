@@ -48,13 +48,9 @@ def _compiled(shape_json: str) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     shape = json.loads(shape_json)
-    call = {
-        "type": "object",
-        "properties": {"tool": {"const": shape["name"]}, "args": shape["args"]},
-        "required": ["tool", "args"],
-        "additionalProperties": False,
-    }
-    return str(json_schema_to_gbnf(json.dumps(call)))
+    fields = {"tool": {"const": shape["name"]}, "args": shape["args"]}
+    call = {"type": "object", "properties": fields, "required": [*fields]}
+    return str(json_schema_to_gbnf(json.dumps({**call, "additionalProperties": False})))
 
 
 def read_call(text: str, name: str) -> dict[str, Any] | None:

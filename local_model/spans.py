@@ -18,7 +18,8 @@ FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 _CONTENTFUL = "i he she you we they one any some all"  # words that name nothing on their own
 JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 """Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
-BACK = frozenset({"it", "its", "they", "them", "their", "theirs"})  # pronouns that refer back
+# pronouns that refer back to what the thread named before ("fix them", "is he free")
+BACK = frozenset({"it", "its", "they", "them", "their", "he", "him", "his", "she", "her"})
 CUT = "\x00"
 _STOPS = ",;:!?()"  # punctuation that ends a clause
 
@@ -77,10 +78,12 @@ def _clauses(parts: list[list[str]], edges: frozenset[str]) -> list[str]:
 def _span(words: list[str], start: int, end: int) -> str:
     """`words[start:end]` as a value, or "" when a joining word begins or ends it.
 
-    Nor may it cut a run of capitalized words, a name ("Yusuf | Demir").
+    Nor may it cut a run of capitalized words, a name ("Yusuf | Demir"), nor cross the end of
+    a clause ("Saltmarsh Mills, | amazon_us").
     """
     span = unpossessive(" ".join(words[start:end]).strip(EDGE))
     ends = span.split()[:: max(1, len(span.split()) - 1)]
     cut = [words[i - 1 : i + 1] for i in (start, end) if 1 < i < len(words)]
     name = any(all(w[:1].isupper() for w in pair) and pair[0][-1].isalnum() for pair in cut)
-    return "" if name or any(bare(w) in JOINING_WORDS for w in ends) else span
+    crosses = any(w[-1] in _STOPS for w in words[start : end - 1])
+    return "" if name or crosses or any(bare(w) in JOINING_WORDS for w in ends) else span

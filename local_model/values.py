@@ -127,9 +127,12 @@ def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -
 
 
 def hollow(text: str, tool: str, others: Sequence[str]) -> bool:
-    """Whether `text` says only function words, the tool's name or the words of `others`."""
-    plain = FUNCTION_WORDS | set(tool.split("_")) | {bare(w) for o in others for w in o.split()}
-    return {bare(w) for w in text.split()} <= plain
+    """Whether `text` says only function words, the tool's name or the words of `others`.
+
+    Of them, not one holding it as a part ("Lumen Hooks" of the list "Amazon US - Lumen Hooks").
+    """
+    plain = {bare(w) for o in others if o == text or not says(o, text) for w in o.split()}
+    return {bare(w) for w in text.split()} <= plain | FUNCTION_WORDS | set(tool.split("_"))
 
 
 def argument_terms(parameters: Mapping[str, Any]) -> list[str]:
@@ -211,13 +214,12 @@ def name_spans(
     records = [s for ns in mentions.values() for n in ns for s in names(text, n)]
     quiet = _blank(text, [*times(text), *records])
     opening = text.lstrip(EDGE)
-    first = opening.split(" ", 1)[0]
     found = spans(quiet)
     titled = [s for s in found if " " in s and s.istitle() and opening.startswith(s)]
     return [
         span
         for span in found
-        if ((span[:1].isupper() or (codes and _CODE.match(span))) and span.split()[0] != first)
+        if ((span[:1].isupper() or (codes and _CODE.match(span))) and not opening.startswith(span))
         or (span in titled and not {bare(w) for w in span.split()} & FUNCTION_WORDS)
     ]
 

@@ -59,7 +59,7 @@ def write_call(
     props = dereference_refs(parameters).get("properties") or {}
     named = [a for a in texts if "name" in str(props[a].get("description") or "").casefold()]
     unsaid += [a for a in named if name in hints.changing and not _a_name(args[a], said, records)]
-    unsaid += [a for a in texts if _the_request(args[a], name, said)]
+    unsaid += [a for a in texts if _the_request(args[a], name, said, name in hints.changing)]
     if unsaid:
         return None, ask_for(list(dict.fromkeys(unsaid)), about)
     # a name written in lower case is capitalized ("dana levi")
@@ -82,11 +82,12 @@ def _capitalized(value: str, said: str) -> bool:
     return any(c.isupper() for a, b in says(said, value) for c in said[a:b])
 
 
-def _the_request(value: str, tool: str, said: str) -> bool:
-    """Whether `value` is the request's own head: the tool's name and a word ("add a task")."""
+def _the_request(value: str, tool: str, said: str, changes: bool) -> bool:
+    """Whether `value` is the request's head ("add a task") or a change's one verb ("put ...")."""
     head = said.strip(EDGE).casefold().startswith(value.casefold())
     words, named = {bare(w) for w in value.split()} - FUNCTION_WORDS, set(tool.split("_"))
-    return head and bool(words & named) and len(words - named) <= 1
+    verb = changes and " " not in value.strip() and " " in said.strip(EDGE)
+    return head and (verb or (bool(words & named) and len(words - named) <= 1))
 
 
 def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, Any]:
@@ -102,12 +103,12 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
 
 
 def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:
-    """A text value without another's at its end ("… for Acme"); a phrase (no time) capitalized."""
+    """A text less another value at its end ("… for Acme", "… and ask Jo"); a phrase capitalized."""
     for other in (str(v) for k, v in args.items() if k != arg and isinstance(v, str) and v):
         ends = [start for start, end in says(value, other) if end == len(value)]
-        words = value[: ends[-1]].split() if ends else []
-        if len(words) > 1 and bare(words[-1]) in JOINING_WORDS:
-            value = " ".join(words[:-1])
+        words = value[: ends[-1]].split() if ends else []  # "… and assign | Omar": from "and"
+        cut = [i for i, w in enumerate(words) if bare(w) in JOINING_WORDS][-1:]
+        value = " ".join(words[: cut[0]]) if cut and 0 < cut[0] >= len(words) - 2 else value
     if " " not in value or list(times(value)) == [(0, len(value))]:
         return value
     return value[:1].upper() + value[1:]

@@ -212,6 +212,59 @@ def test_a_title_that_is_the_request_itself_is_asked_for() -> None:
     assert call is not None
 
 
+def test_a_value_set_with_to_after_its_arguments_name_is_that_arguments_alone() -> None:
+    brands = {**KINDS, "brand": ["Distex Storage"]}
+    moved = turn("set the Distex Storage destination list to Bins Intake")
+    offered = fill(parameters("update_brand"), moved, brands)
+    assert offered.choices["destination_list"] == ["Bins Intake"]
+    assert "Bins Intake" not in offered.choices.get("destination_space", [])
+    assert "destination_list" in offered.said
+
+
+def test_a_changes_verb_written_as_a_one_word_value_is_asked_for() -> None:
+    named = {**KINDS, "client": ["Distex"]}
+    wrote = {"client": "Distex", "person": "Rivka Stein", "assignment_role": "stick"}
+    ask = turn("stick Rivka Stein on Distex")
+    call, question = scripted_call("assign_person", ask, named, wrote, changes=True)
+    assert call is None and "assignment role" in question
+    said = turn("Rivka Stein joins Distex, role: stick")  # a role said, however odd, is kept
+    call, _ = scripted_call("assign_person", said, named, wrote, changes=True)
+    assert call is not None and call["args"]["assignment_role"] == "stick"
+    looked = {"query": "refunds"}  # a look-up's one-word value may open the message
+    call, _ = scripted_call("search_kb", turn("refunds, any SOP?"), KINDS, looked)
+    assert call is not None and call["args"]["query"] == "refunds"
+
+
+def test_a_title_ends_before_the_clause_that_names_another_value() -> None:
+    named = {**KINDS, "client": ["Distex"], "team_member": ["Rivka Stein"]}
+    wrote = {"client": "Distex", "title": "Label the bin lids and ask Rivka Stein"}
+    ask = turn("Distex task: label the bin lids and ask Rivka Stein")
+    call, _ = scripted_call("create_task", ask, named, wrote | {"assignee": "Rivka Stein"})
+    assert call is not None and call["args"]["title"] == "Label the bin lids"
+    assert call["args"]["assignee"] == "Rivka Stein"
+    kept = {"client": "Distex", "title": "Send the new bin photos to Rivka Stein"}
+    call, _ = scripted_call("create_task", ask, named, kept)  # nobody else's value: it stays
+    assert call is not None and call["args"]["title"] == kept["title"]
+
+
+def test_a_new_brands_name_is_offered_whole_wherever_the_message_says_it() -> None:
+    named = {**KINDS, "client": ["Distex"]}
+
+    def names(ask: str) -> list[Any]:
+        return fill(parameters("create_brand"), turn(ask), named).choices.get("name", [])
+
+    # a name runs to its clause's end, not on into the marketplace after the comma
+    assert "Rook Hangers" in names("Distex line: Rook Hangers, amazon_ca. add it")
+    assert not any("," in str(n) for n in names("Distex line: Rook Hangers, amazon_ca. add it"))
+    # the opening word of the message may start a name later in it
+    assert "Distex Shelves" in names("Distex has a new line, Distex Shelves; add that brand")
+    # said alone, and again inside the list it is mapped to: it is still the name's
+    ask = "add Rook Hangers as a Distex brand, space Distex, list Amazon CA - Rook Hangers"
+    assert "Rook Hangers" in names(ask)
+    assert not hollow("Rook Hangers", "create_brand", ["Amazon CA - Rook Hangers"])
+    assert hollow("Distex", "create_brand", ["Distex"])  # a name that is only the client's
+
+
 def test_a_time_alone_is_not_offered_as_a_text_an_argument_does_not_describe_as_a_time() -> None:
     named = {**KINDS, "client": ["Thorinox"]}
     note = turn("remember that Thorinox wants reports every Friday")
