@@ -132,7 +132,7 @@ class Decider:
         return offer, ranked
 
     def _after(self, offer: _Offer, ranked: list[tuple[str, float]]) -> Step:
-        """After a result: its tool's own words, or the next call the message asked for."""
+        """After a result: its own words, or the next call asked, which the results give a value."""
         turn, by_name, hints = offer
         latest = turn.now.results[-1]
         goal = ranked[0][0] if ranked[0][0] in by_name else ""
@@ -154,12 +154,14 @@ class Decider:
         if latest.failed or latest.name in hints.changing or not goal or goal in called:
             told = [shown(r, hints.shows, latest.name in hints.changing) for r in each]
             return Step(reply="\n\n".join(told), why="result")
-        missing = fill(_parameters(by_name[goal]), turn, hints.mentions, goal).missing
-        if not missing:
+        filled = fill(_parameters(by_name[goal]), turn, hints.mentions, goal)
+        offered = {str(c) for values in filled.choices.values() for c in values}
+        held = offered & {str(v) for vs in turn.now.values().values() for v in vs}
+        if not filled.missing and (held or latest.name in hints.readers):  # not the ask again
             return Step(tool=by_name[goal], why=f"the results fill {goal}")
         if latest.name in hints.readers:
-            question = ask_for(missing, summary(by_name[goal]))
-            return Step(reply=question, why=f"{goal} lacks {missing}", asked=(goal,))
+            question = ask_for(filled.missing, summary(by_name[goal]))
+            return Step(reply=question, why=f"{goal} lacks {filled.missing}", asked=(goal,))
         return Step(reply=shown(latest, hints.shows), why="result")
 
     def _toward(self, offer: _Offer, name: str, ranked: list[tuple[str, float]], why: str) -> Step:
@@ -249,9 +251,8 @@ def _surest(ranked: Mapping[str, float], tools: Mapping[str, Any]) -> float:
 
 def summary(tool: dict[str, Any]) -> str:
     """What a tool does, in a line: its description's first line."""
-    function = tool["function"]
-    first = str(function.get("description") or "").strip().split("\n", 1)[0]
-    return first or str(function["name"]).replace("_", " ")
+    first = str(tool["function"].get("description") or "").strip().split("\n", 1)[0]
+    return first or str(tool["function"]["name"]).replace("_", " ")
 
 
 def _saying(offer: _Offer, text: str) -> _Offer:

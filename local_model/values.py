@@ -248,6 +248,6 @@ def dates(arg: str, values: Mapping[str, list[Plain]]) -> list[str]:
 
 def _blank(text: str, where: list[tuple[int, int]]) -> str:
     """`text` with the parts at `where` cut out (runs of words do not cross a cut)."""
-    for start, end in sorted(where, reverse=True):
+    for start, end in sorted(set(where), reverse=True):  # a name two records share: once
         text = f"{text[:start]} {CUT} {text[end:]}"
     return text

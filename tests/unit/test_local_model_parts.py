@@ -19,7 +19,7 @@ from local_model.intent import SMALL_TALK
 from local_model.reading import asks_to_know, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.spans import spans
-from local_model.values import fill, hollow
+from local_model.values import fill, hollow, name_spans
 from local_model.writing import as_span, write_call
 from tools.calendar.time_phrases import time_phrases
 from tools.registry import default_registry
@@ -263,6 +263,12 @@ def test_a_new_brands_name_is_offered_whole_wherever_the_message_says_it() -> No
     assert "Rook Hangers" in names(ask)
     assert not hollow("Rook Hangers", "create_brand", ["Amazon CA - Rook Hangers"])
     assert hollow("Distex", "create_brand", ["Distex"])  # a name that is only the client's
+
+
+def test_a_name_two_records_share_is_cut_out_once_and_the_rest_of_the_message_stays() -> None:
+    twice = {"client": ["Distex"], "brand": ["Garlic Press", "Garlic Press"]}  # two clients'
+    ask = "Distex wants new Garlic Press photos, ASIN B0DGP77777, by friday"
+    assert name_spans(ask, twice, lambda text: ()) == ["ASIN B0DGP77777"]
 
 
 def test_a_time_alone_is_not_offered_as_a_text_an_argument_does_not_describe_as_a_time() -> None:
@@ -680,6 +686,18 @@ def test_after_the_dates_are_read_the_tool_that_needed_them_is_called() -> None:
         [Result("resolve_date_hint", "error: could not understand", True)],
     )
     assert "check in and check out" in step({"get_availability": 0.9}, "", turn=failed).reply
+
+
+def test_a_look_up_answered_is_not_followed_by_another_that_only_the_message_fills() -> None:
+    tasks = {"tasks": [{"title": "Bin lid labels", "assignee": "Rivka Stein", "status": "open"}]}
+    looked = turn(
+        "what is the analyst there busy with?",
+        [Call("list_tasks", {"assignee": "Rivka Stein"})],
+        [Result("list_tasks", json.dumps(tasks), False)],
+    )
+    # lookup_client could take a span of the message as its query, but no result gives one
+    shown = step({"lookup_client": 0.9, "list_tasks": 0.1}, "", turn=looked)
+    assert shown.tool is None and "Bin lid labels" in shown.reply
 
 
 def test_a_stays_length_said_alone_is_read_from_the_stay_before_and_checked_again() -> None:
