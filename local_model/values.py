@@ -171,8 +171,8 @@ def _texts(
     given = [c.strip(EDGE) for c in about.partition("e.g.")[2].split(";")[0].split(",")]
     if listed := [c for c in given if _CODE.match(c) and says(ask, c)]:
         return listed  # an identifier the description gives, said as words ("ppc specialist")
-    if arg in mentions:
-        own = [n for n in mentions[arg] if says(ask, n)]
+    if arg in mentions:  # a record it says, else one gather found by a word of it ("the peelers")
+        own = [n for n in mentions[arg] if says(ask, n)] or sorted({*mentions[arg]} - {*earlier})
         return own or results or earlier
     described = _described(about, mentions)
     named = [n for kind in described for n in mentions[kind]]

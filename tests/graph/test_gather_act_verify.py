@@ -12,12 +12,14 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.runtime import Runtime
+from sqlalchemy import select
 
 from core.db.models import TeamMember
 from core.run_context import RunContext
 from nodes.act import Act
 from nodes.gather import Gather
 from tests.graph.context_turns import requests, run
+from tools.agency.models import Brand, Client
 from tools.preselection import Offer
 from tools.registry import ToolRegistry, default_registry
 
@@ -146,6 +148,23 @@ async def test_gather_finds_a_team_member_by_a_first_name_no_one_else_has(worksp
         session.add(TeamMember(name="Omar Reyes", name_key="omar reyes", email="or@example.com"))
         await session.commit()
     assert await named("what's Omar working on?") == []
+
+
+async def test_gather_finds_a_brand_by_a_word_only_its_name_has(workspace) -> None:
+    async def named(message: str) -> list[str]:
+        state = {"messages": [HumanMessage(message, id="m1")], "turn_start_id": "m1"}
+        update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+        return [s["reference"] for s in update["sources"] if s["type"] == "brand"]
+
+    assert await named("and the Peeler one?") == ["Thorinox Peelers (Thorinox)"]
+    assert await named("who handles cutlery these days") == ["Thorinox Cutlery (Thorinox)"]
+    # a word of two brands' names, or of a client's, names none by itself
+    async with workspace.session() as session:
+        distex = (await session.execute(select(Client).where(Client.name == "Distex"))).scalar_one()
+        session.add(Brand(client_id=distex.id, name="Distex Peelers", name_key="distex peelers"))
+        await session.commit()
+    assert await named("and the peelers?") == []
+    assert await named("anything new for thorinox?") == []
 
 
 async def test_gather_finds_the_records_of_the_ask_a_question_put_off(workspace) -> None:

@@ -351,6 +351,17 @@ def follow_up(message: str, ask: str, call: Call, found: Any) -> Turn:
     return Turn(Exchange(message, (), ()), before, times=times)
 
 
+def test_a_record_found_by_a_word_of_its_name_is_the_follow_ups_new_value() -> None:
+    routed = {"brand": "Distex Lighting", "client": "Distex", "destination_list": "Lamps"}
+    asked = Call("resolve_brand", {"brand": "Distex Lighting"})
+    other = follow_up("and the storage one?", "where does Distex Lighting go?", asked, routed)
+    word = {**KINDS, "brand": ["Distex Storage"]}  # what gather found for "storage"
+    assert fill(parameters("resolve_brand"), other, word).choices["brand"] == ["Distex Storage"]
+    same = follow_up("and its list again?", "where does Distex Lighting go?", asked, routed)
+    named = {**KINDS, "brand": ["Distex Lighting"]}  # the record the thread is about stays
+    assert fill(parameters("resolve_brand"), same, named).choices["brand"] == ["Distex Lighting"]
+
+
 def test_a_follow_ups_optional_filters_come_from_what_was_asked_not_what_was_found() -> None:
     tasks = {"tasks": [{"title": "Refresh", "brand": "Garlic Press", "due_date": "2026-12-01"}]}
     listed = Call("list_tasks", {"client": "Distex"})

@@ -26,6 +26,8 @@ MEMORY_NOTES = 5
 TASK_TITLES = 2000
 """The latest tasks whose titles a message may name whole ("is the Q1 PPC budget review done?")."""
 EXCERPT_CHARS = 300
+WORD_MIN = 4
+"""A brand is named by one word of its name ("the peelers") this long, of no other name."""
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -38,12 +40,11 @@ async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
     sources: list[Source] = []
     async with db.session() as session:
         # Mentions are found in the cached name lists; only mentioned rows are read.
-        client_ids = [
-            i for i, name, _ in await names.listing(session, Client) if _mentions(key, name)
-        ]
-        brand_ids = [
-            i for i, name, _ in await names.listing(session, Brand) if _mentions(key, name)
-        ]
+        client_list = await names.listing(session, Client)
+        brand_list = await names.listing(session, Brand)
+        client_ids = [i for i, name, _ in client_list if _mentions(key, name)]
+        brand_ids = [i for i, name, _ in brand_list if _mentions(key, name)]
+        brand_ids += sorted(_by_word(key, brand_list, client_list) - set(brand_ids))
         brands = (
             list((await session.execute(select(Brand).where(Brand.id.in_(brand_ids)))).scalars())
             if brand_ids
@@ -174,6 +175,29 @@ async def _tasks(session: AsyncSession, key: str) -> list[Source]:
         }
         for task, client, _, person in found.all()
     ]
+
+
+def _by_word(
+    key: str, brands: list[tuple[int, str, str]], clients: list[tuple[int, str, str]]
+) -> set[int]:
+    """The brands the message names by one word only their name has ("and the peelers?").
+
+    The word has at least `WORD_MIN` letters and is of one brand name alone (however many
+    clients carry that name) and of no client's; said in the plural, it is said too.
+    """
+    taken = Counter(w for name in {n for _, n, _ in brands} for w in _stems(name))
+    clients_say = {w for _, name, _ in clients for w in _stems(name)}
+    said = {w.removesuffix("s") for w in key.split()}
+    return {
+        i
+        for i, name, _ in brands
+        if any(w in said and taken[w] == 1 and w not in clients_say for w in _stems(name))
+    }
+
+
+def _stems(name: str) -> set[str]:
+    """A name's words of at least `WORD_MIN` letters, without a plural's "s"."""
+    return {w.removesuffix("s") for w in _WORD.findall(name_key(name)) if len(w) >= WORD_MIN}
 
 
 def _said(query: str, word: str) -> bool:
