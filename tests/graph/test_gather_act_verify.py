@@ -132,11 +132,16 @@ async def test_gather_finds_a_team_member_named_in_full_with_their_roles(workspa
     assert people[0]["excerpt"].endswith(": ppc specialist on Thorinox")
 
 
+async def gathered(workspace: Any, message: str, kind: str) -> list[str]:
+    """The references of the `kind` sources gather finds for `message` alone."""
+    state = {"messages": [HumanMessage(message, id="m1")], "turn_start_id": "m1"}
+    update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
+    return [s["reference"] for s in update["sources"] if s["type"] == kind]
+
+
 async def test_gather_finds_a_team_member_by_a_first_name_no_one_else_has(workspace) -> None:
     async def named(message: str) -> list[str]:
-        state = {"messages": [HumanMessage(message, id="m1")], "turn_start_id": "m1"}
-        update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
-        return [s["reference"] for s in update["sources"] if s["type"] == "team_member"]
+        return await gathered(workspace, message, "team_member")
 
     assert await named("what's Omar working on?") == ["Omar Haddad"]
     assert await named("is there a grace period on Distex coupons?") == []  # written as a word
@@ -152,19 +157,18 @@ async def test_gather_finds_a_team_member_by_a_first_name_no_one_else_has(worksp
 
 async def test_gather_finds_a_brand_by_a_word_only_its_name_has(workspace) -> None:
     async def named(message: str) -> list[str]:
-        state = {"messages": [HumanMessage(message, id="m1")], "turn_start_id": "m1"}
-        update = await Gather(default_registry(), workspace)(state, Runtime(context=RunContext()))  # type: ignore[arg-type]
-        return [s["reference"] for s in update["sources"] if s["type"] == "brand"]
+        return await gathered(workspace, message, "brand")
 
     assert await named("and the Peeler one?") == ["Thorinox Peelers (Thorinox)"]
     assert await named("who handles cutlery these days") == ["Thorinox Cutlery (Thorinox)"]
-    # a word of two brands' names, or of a client's, names none by itself
+    # a word of two brands' names names neither by itself, nor does a word of a client's name
     async with workspace.session() as session:
         distex = (await session.execute(select(Client).where(Client.name == "Distex"))).scalar_one()
         session.add(Brand(client_id=distex.id, name="Distex Peelers", name_key="distex peelers"))
+        session.add(Client(name="Cutlery Guild", name_key="cutlery guild"))
         await session.commit()
     assert await named("and the peelers?") == []
-    assert await named("anything new for thorinox?") == []
+    assert await named("who handles cutlery these days") == []
 
 
 async def test_gather_finds_the_records_of_the_ask_a_question_put_off(workspace) -> None:
