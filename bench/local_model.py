@@ -1,4 +1,4 @@
-"""The embedded local model on its sets of asks: the tuning set and held-out v8 to v10.
+"""The embedded local model on its sets of asks: the tuning set and held-out v10 and v11.
 
 Each ask runs through the runner (the whole graph: preselection, the local model, tools,
 verify) in a thread of its own on a seeded demo workspace in SQLite, as an admin, with a
@@ -8,7 +8,7 @@ proposed for an ask that only asks to know is counted on its own.
 
 The held-out sets are reported as totals per category only: neither the progress said while it
 runs nor the recorded section names an ask of it or what was answered. The tuning set (with
-the retired held-out v1 to v7) is itemized. The median turn is measured again while
+the retired held-out v1 to v9) is itemized. The median turn is measured again while
 another process keeps one core busy.
 """
 
@@ -227,7 +227,7 @@ def render(result: LocalModelResult) -> list[str]:
         f"only for an ask that lacks what its tool needs, and only when it names what is "
         f"missing; the abilities reply is never right for an ask for a tool. The held-out "
         f"sets are shown as totals per category only; the tuning set (with the retired "
-        f"held-out v1 to v7) ask by ask.",
+        f"held-out v1 to v9) ask by ask.",
         "",
     ]
     targets: dict[str, float] = dict.fromkeys(HELD_OUT, TARGET_HELD_OUT)
