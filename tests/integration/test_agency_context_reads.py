@@ -189,6 +189,20 @@ async def test_list_tasks_filters(tool_ctx) -> None:
     assert nobody["status"] == "not_found" and nobody["field"] == "assignee"
 
 
+async def test_list_tasks_shows_other_statuses_when_none_has_the_status(tool_ctx) -> None:
+    # "what is still open for Distex?": none of its tasks is open, one is blocked, one done.
+    widened = await call(list_tasks, tool_ctx(), client="Distex", status="open")
+    assert {t["status"] for t in widened["tasks"]} == {"blocked", "done"}
+    assert widened["status"] == "other_statuses" and widened["no_match_of_status"] == "open"
+    lead = list_tasks.shows.read(widened).lead  # type: ignore[union-attr]
+    assert lead == "2 tasks (none is open: the other statuses shown)"
+    # The other filters still hold; with no task at all, nothing is shown.
+    same = await call(list_tasks, tool_ctx(), assignee="Maya Chen", status="blocked")
+    assert [t["title"] for t in same["tasks"]] == ["Storage bins listing audit"]
+    none = await call(list_tasks, tool_ctx(), task="zzyzx", status="open")
+    assert none == {"count": 0, "more": False, "tasks": []}
+
+
 # audit_brand_mappings
 
 

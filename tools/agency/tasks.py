@@ -58,7 +58,7 @@ def task_data(task: Task, brand: str | None, assignee: str | None) -> dict[str, 
 
 
 async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any] | dict[str, Any]:
-    """Turn the named filters into SQL conditions, or return the name that needs clarifying."""
+    """Turn the named filters (the status aside) into SQL conditions, or return the unclear name."""
     conditions: list[Any] = []
     brand_scope = None
     if args.client is not None:
@@ -79,8 +79,6 @@ async def _task_filters(session: AsyncSession, args: ListTasksArgs) -> list[Any]
         # A brand name several clients share lists the tasks of each (rows name the client).
         ids = [brand.match.id] if brand.match else [c.id for c in brand.candidates]
         conditions.append(Task.brand_id.in_(ids))
-    if args.status is not None:
-        conditions.append(Task.status == args.status)
     if args.due_before is not None:
         conditions.append(Task.due_date < args.due_before)
     if args.task is not None:  # "the trademark renewal": a task asked about by its title
@@ -118,6 +116,7 @@ def _escaped(text: str) -> str:
         records="tasks",
         fields=("title", "status", "assignee", "due_date", "client", "brand", "product_ids"),
         noun="task",
+        lead={"other_statuses": "(none is {no_match_of_status}: the other statuses shown)"},
     ),
 )
 async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:
@@ -130,7 +129,9 @@ async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:
     Returns:
         {"count", "more" (true when `limit` cut the list), "tasks": [{"id", "title",
         "status", "client", "brand", "assignee", "due_date", "product_ids"}]}; or
-        not_found/ambiguous naming the "field" to clarify.
+        not_found/ambiguous naming the "field" to clarify. When no task has `status` ("what
+        is still open for Acme?" while its one task is blocked), the tasks of the other
+        statuses, with "status": "other_statuses" and "no_match_of_status".
 
     Examples:
         {"client": "Thorinox", "status": "open"}, {"assignee": "Omar"},
@@ -141,16 +142,26 @@ async def list_tasks(args: ListTasksArgs, ctx: ToolContext) -> dict[str, Any]:
         conditions = await _task_filters(session, args)
         if isinstance(conditions, dict):
             return conditions
-        query = tasks_query().where(*conditions).limit(args.limit + 1)
-        # Undated tasks last; `IS NULL` sorts the same way on SQLite and PostgreSQL.
-        found = (
-            await session.execute(query.order_by(Task.due_date.is_(None), Task.due_date, Task.id))
-        ).all()
+        asked = [] if args.status is None else [Task.status == args.status]
+        found = await _tasks(session, [*conditions, *asked], args.limit)
+        if widened := not found and bool(asked):
+            found = await _tasks(session, [*conditions, Task.status != args.status], args.limit)
     tasks = [
         {**task_data(task, brand, person), "client": client, "product_ids": task.product_ids}
         for task, client, brand, person in found[: args.limit]
     ]
-    return {"count": len(tasks), "more": len(found) > args.limit, "tasks": tasks}
+    listed = {"count": len(tasks), "more": len(found) > args.limit, "tasks": tasks}
+    if widened and tasks:
+        return {**listed, "status": "other_statuses", "no_match_of_status": args.status}
+    return listed
+
+
+async def _tasks(session: AsyncSession, conditions: list[Any], limit: int) -> list[Any]:
+    """The tasks that meet `conditions`, one more than `limit` (undated last, then by id)."""
+    query = tasks_query().where(*conditions).limit(limit + 1)
+    # `IS NULL` sorts the same way on SQLite and PostgreSQL.
+    order = (Task.due_date.is_(None), Task.due_date, Task.id)
+    return list((await session.execute(query.order_by(*order))).all())
 
 
 TOOLS = [list_tasks]
