@@ -59,19 +59,17 @@ class Exchange:
         """Plain values by name: the arguments of calls that went through, then result fields.
 
         An argument its result answers under the same name is left out ("tomorrow" read
-        with a check-in given: the stay read holds).
-
-        Every field, or only the records `picked_by` picks out of lists and (`about`) `_about`.
+        with a check-in given: the stay read holds). Every field, or only the records
+        `picked_by` picks out of lists and (`about`) `_about`.
         """
         found: dict[str, list[Plain]] = {}
         failed = {r.name for r in self.results if r.failed}
         results = [r for r in self.results if picked_by is None and isinstance(r.data(), dict)]
         answered = {(r.name, k) for r in results for k in r.data()}  # every field is collected
-        for call in self.calls:
-            if call.name not in failed:
-                for key, value in call.args.items():
-                    if (call.name, key) not in answered:  # what the tool found holds instead
-                        _add(found, key, value)
+        for call in (c for c in self.calls if c.name not in failed):
+            for key, value in call.args.items():
+                if (call.name, key) not in answered:  # what the tool found holds instead
+                    _add(found, key, value)
         for result in (r for r in self.results if not r.failed):
             data = result.data()
             picks = [_about(data) if about else {}, *_picked(data, picked_by or "")]

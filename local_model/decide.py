@@ -257,8 +257,7 @@ def summary(tool: dict[str, Any]) -> str:
 
 def _saying(offer: _Offer, text: str) -> _Offer:
     """The offer for the message `text` in the same conversation."""
-    turn = offer.turn
-    return offer._replace(turn=replace(turn, now=replace(turn.now, ask=text)))
+    return offer._replace(turn=replace(offer.turn, now=replace(offer.turn.now, ask=text)))
 
 
 def _reads_time(tool: dict[str, Any] | None, turn: Turn) -> bool:

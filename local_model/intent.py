@@ -54,8 +54,7 @@ class Embedder:
         self._llama = llama
         key = hashlib.sha1(f"{model.name}:{model.stat().st_size}:{PROMPTS}".encode())
         self._file = cache / f"local-model-vectors-{key.hexdigest()[:12]}.npz" if cache else None
-        self._vectors: dict[str, np.ndarray] = {}
-        self._recent: dict[str, np.ndarray] = {}
+        self._vectors, self._recent = dict[str, np.ndarray](), dict[str, np.ndarray]()
         self._unsaved = 0
         if self._file is not None and self._file.is_file():
             try:
@@ -92,11 +91,10 @@ class Embedder:
             return
         try:
             self._file.parent.mkdir(parents=True, exist_ok=True)
-            names = list(self._vectors)
-            vectors = np.vstack([self._vectors[name] for name in names])
+            vectors = np.vstack(list(self._vectors.values()))  # in the order of their names
             # Written aside and renamed: another process may be reading it.
             partial = self._file.with_suffix(f".{os.getpid()}.npz")
-            np.savez(partial, names=np.array(names), vectors=vectors)
+            np.savez(partial, names=np.array(list(self._vectors)), vectors=vectors)
             partial.replace(self._file)
             self._unsaved = 0
         except OSError:

@@ -35,12 +35,10 @@ def unpossessive(text: str) -> str:
 
 
 def spans(text: str, edges: frozenset[str] | None = None) -> list[str]:
-    """The message and its runs of up to `MAX_SPAN_WORDS` words, longest first.
+    """The message and its runs of up to `MAX_SPAN_WORDS` words, edges cut, longest first.
 
-    Edges are cut, and no run crosses a `CUT`.
-
-    With `edges`, its clauses instead (`_clauses`): "add a task for Acme to | reply to the
-    reviews |", never "reviews" alone.
+    No run crosses a `CUT`. With `edges`, its clauses instead (`_clauses`): "add a task for
+    Acme to | reply to the reviews |", never "reviews" alone.
     """
     parts = [line.split() for part in text.split(CUT) for line in part.splitlines()]
     whole = len(parts) == 1 and len(text.split()) <= 2 * MAX_SPAN_WORDS
@@ -55,11 +53,7 @@ def spans(text: str, edges: frozenset[str] | None = None) -> list[str]:
 
 
 def _clauses(parts: list[list[str]], edges: frozenset[str]) -> list[str]:
-    """From each word a clause may start at, its longest clause, longest first.
-
-    A clause runs up to its punctuation, a word of `edges` or the end ("add a task for Acme to
-    | reply to the reviews"), however many words it has.
-    """
+    """From each start, the longest clause: up to its punctuation, an `edges` word or the end."""
     found = []
     for words in parts:
         stops = [i + 1 for i, w in enumerate(words) if w[-1] in _STOPS] + [len(words)]

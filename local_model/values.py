@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
 from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
@@ -16,9 +17,9 @@ from local_model.spans import BACK, CUT, EDGE, FUNCTION_WORDS, JOINING_WORDS, ba
 FULL = 2 / 3
 """A text clause is offered when it says this share of the words of its own the fullest says."""
 PROSE = 1000  # an argument that may be this long holds prose (a note, a title), not a name
-_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 """Counts said in words ("a room for three"); "one" is left out, as in "the Acme one"."""
-_NUMBER = re.compile(rf"(?i)(?<![\w.-])(?:\d+(?:\.\d+)?|{'|'.join(_COUNTS)})(?![\w-])")
+_NUMBER = re.compile(rf"(?i)(?<![\w.-])(?:\d+(?:\.\d+)?|{'|'.join(COUNTS)})(?![\w-])")
 _CODE = re.compile(r"^\w*(?:_|\d)\w*$")  # a word that reads as an id ("amazon_ca", "B0CGP12345")
 
 
@@ -39,6 +40,7 @@ def fill(
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
     leans = not own_words(turn, mentions, argument_terms(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
+    told = [(k, v) for k in found for v in found[k] if says(prior.ask, str(v))] if back else None
     calls = prior.calls
     answers = tool in {*prior.asked, *(c.name for c in calls)}  # "open a task" picks no open task
     asked = prior.values(picked_by=turn.ask if answers else "", about=leans or back)
@@ -61,8 +63,7 @@ def fill(
         options = alternatives(prop)
         kinds = {str(a.get("type")) for a in options}
         enum = [v for a in options for v in a.get("enum", [])]
-        choices: list[Plain] = []
-        goes_on: list[str] = []
+        choices, goes_on = list[Plain](), list[str]()
         if enum:
             kept = [] if arg in required else [v for v in before.get(arg, []) if v in enum]
             choices = [v for v in enum if says(said, str(v))] or kept
@@ -82,7 +83,7 @@ def fill(
             times = [turn.ask[a:b] for a, b in turn.times(turn.ask)] if turn.times(about) else []
             prose = any(a.get("maxLength", 0) >= PROSE for a in options)
             texts = times or _texts(
-                arg, about, arg in required, ask, mentions, now, before, back, turn.times, prose
+                arg, about, arg in required, ask, mentions, now, before, told, turn.times, prose
             )
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
             choices = [t for t in texts if fits(t, options) and t not in empty]
@@ -92,6 +93,7 @@ def fill(
             # said: in words, or as a record named in part ("Linus's", "maya"), or kept
             known = [*_records_of(arg, prop, mentions), *picked.get(arg, []), *goes_on]
             known += [again[arg]] if arg in again else []
+            known += [str(v) for _, v in told or ()]
             if arg not in required and any(says(said, str(c)) or c in known for c in choices):
                 result.said.append(arg)
         elif arg in required:
@@ -114,9 +116,11 @@ def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -
 
     A task's title, not its request ("acme to-do: | email the printer about the late proofs")
     nor a cut of it ("the late proofs"); the whole message only when no part of it says
-    anything.
+    anything. Before a colon, the request alone ("make her one: | chase the list").
     """
     plain = JOINING_WORDS | set(tool.split("_")) | {bare(w) for r in records for w in r.split()}
+    head, colon, _ = said.strip(EDGE).partition(":")
+    plain |= {bare(w) for w in head.split()} if colon else set()
 
     def own(text: Plain) -> int:
         return len({bare(w) for w in str(text).split()} - plain)
@@ -158,13 +162,14 @@ def _texts(
     mentions: Mapping[str, Sequence[str]],
     now: dict[str, list[Plain]],
     before: dict[str, list[Plain]],
-    back: bool,
+    back: Sequence[tuple[str, Plain]] | None,
     times: Times,
     prose: bool,
 ) -> list[str]:
     """A string argument's values: a record of its kind, a name, or a span of the message.
 
-    Of prose (a note, a title), only the spans that are clauses (`spans`).
+    Of prose (a note, a title), only the spans that are clauses (`spans`). `back`, when the
+    message refers back ("is he free?"): the values the message before named, by field.
     """
     results = [v for v in now.get(arg, []) if isinstance(v, str)]
     earlier = [v for v in before.get(arg, []) if isinstance(v, str)]
@@ -176,6 +181,8 @@ def _texts(
         return own or results or earlier
     described = _described(about, mentions)
     named = [n for kind in described for n in mentions[kind]]
+    other = {v for k, v in back or () if k in mentions and k not in described}  # "Acme": a client
+    meant = [str(v) for _, v in back or () if described and v not in other]
     if required:  # a record of the kind the one before had (only it when "their"), or any span
         kept = [v for kind in described for v in before.get(kind, []) if isinstance(v, str)]
         records = {bare(w) for names in mentions.values() for n in names for w in n.split()}
@@ -183,9 +190,10 @@ def _texts(
         spoken = [s for s in said if not _NUMBER.fullmatch(s)]
         message = [s for s in spoken if list(times(s)) != [(0, len(s))]]  # a time alone: no text
         names = name_spans(ask, mentions, times) if "name" in about.casefold() else []
-        return named or (kept if back else []) or [*results, *kept, *(names or message)]
+        referred = (kept or meant) if back is not None else []
+        return named or referred or [*results, *kept, *(names or message)]
     if described:
-        return named or results or earlier
+        return named or results or earlier or meant
     codes = any(_CODE.match(c) for c in given[:1])  # its first example: "e.g. 'amazon_us'"
     return results or name_spans(ask, mentions, times, codes=codes) or earlier
 
@@ -236,14 +244,16 @@ def _numbers(said: str, turn: Turn) -> list[Plain]:
     text = _blank(said, list(turn.times(said)))
     for value in [v for c in turn.now.calls for v in c.args.values() if isinstance(v, str) and v]:
         text = text.replace(value, f" {CUT} ")
-    found = [_COUNTS.get(n.casefold(), n) for n in _NUMBER.findall(text)]
+    found = [COUNTS.get(n.casefold(), n) for n in _NUMBER.findall(text)]
     return [n if isinstance(n, int) else float(n) if "." in n else int(n) for n in found]
 
 
 def dates(arg: str, values: Mapping[str, list[Plain]]) -> list[str]:
-    """ISO dates under the argument's own name, else any the values hold."""
+    """ISO dates under the argument's own name, else those the values hold (a night: its day)."""
     every = {n: [str(v) for v in vs if iso_day(str(v))] for n, vs in values.items()}
-    return every.get(arg) or list(dict.fromkeys(v for vs in every.values() for v in vs))
+    held = every.get(arg) or list(dict.fromkeys(v for vs in every.values() for v in vs))
+    after = [str(date.fromisoformat(held[0]) + timedelta(days=1))] if held else []
+    return held[:1] if arg not in every and held[1:] == after else held  # "due friday": Friday
 
 
 def _blank(text: str, where: list[tuple[int, int]]) -> str:

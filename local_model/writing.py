@@ -18,7 +18,7 @@ from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
 from local_model.replies import ask_for
 from local_model.spans import EDGE, FUNCTION_WORDS, JOINING_WORDS, bare
-from local_model.values import date_arguments, fill, hollow
+from local_model.values import COUNTS, date_arguments, fill, hollow
 
 ARGS_MAX_TOKENS = 160
 Complete = Callable[[str, Any, int], str]
@@ -35,8 +35,6 @@ def write_call(
     """
     function, mentions, about = tool["function"], hints.mentions, summary(tool)
     name, parameters = str(function["name"]), dict(function.get("parameters") or {})
-    if not (parameters.get("properties") or {}):
-        return tool_call(name, {}), ""
     offered = fill(parameters, turn, mentions, name)
     if offered.missing:
         return None, ask_for(offered.missing, about)
@@ -68,13 +66,17 @@ def write_call(
 
 
 def _a_name(value: str, said: str, records: set[str]) -> bool:
-    """Whether `said` writes `value` as a name: a record, capitalized, or two words or more.
+    """Whether `said` writes `value` as a name: a record, capitalized, or two words of its own.
 
-    The last only where nothing in the message is capitalized, so its case tells nothing.
+    The last only where nothing in the message is capitalized, so its case tells nothing, and
+    none of its words is a function word, a count or a word of a record's name ("king suite",
+    "two people").
     """
-    if value in records or _capitalized(value, said):
-        return True
-    return not any(c.isupper() for c in said) and len(value.split()) > 1
+    if value in records or not says(said, value) or _capitalized(value, said):
+        return True  # one the message does not say is a record the conversation gave
+    words, lower = {bare(w) for w in value.split()}, not any(c.isupper() for c in said)
+    taken = {bare(w) for r in records for w in r.split()} | FUNCTION_WORDS | {*COUNTS}
+    return lower and len(words) > 1 and not words & taken
 
 
 def _capitalized(value: str, said: str) -> bool:
@@ -138,9 +140,7 @@ def _prompt(function: dict[str, Any], purpose: str, turn: Turn) -> str:
     lines = [f"Tool: {function['name']}: {purpose}", "Arguments:"]
     for arg, prop in (schema.get("properties") or {}).items():
         about = str(prop.get("description") or "") if isinstance(prop, dict) else ""
-        lines.append(
-            f"- {arg}{'' if arg in required else ' (optional)'}" + (f": {about}" if about else "")
-        )
+        lines.append(f"- {arg}{'' if arg in required else ' (optional)'}{about and f': {about}'}")
     lines.append(f"Message: {turn.said(str(function['name']))}")
     return OPENING + "\n".join(lines) + "<|im_end|>\n<|im_start|>assistant\n"
 

@@ -193,6 +193,24 @@ def test_a_change_is_given_only_a_name_the_message_writes_as_one() -> None:
     assert call is None and "guest name" in question
     call, question = booking_written("book the Queen Dec 5-7 for it", "it")  # hollow too
     assert call is None and question.count("guest name") == 1
+    # In lower case, a count or a record's words are no name ("two people", "queen room").
+    call, question = booking_written("book the queen dec 5-7 for two people", "two people")
+    assert call is None and "guest name" in question
+    call, question = booking_written("book dec 5-7 for the queen room", "queen room")
+    assert call is None and "guest name" in question
+
+
+def test_a_name_a_change_is_given_from_the_conversation_is_a_name() -> None:
+    """A value the message does not say came from the thread: a record it named before."""
+    people = Call("list_tasks", {"assignee": "Wren Okoro"})
+    found = {"count": 1, "tasks": [{"title": "Kiln check", "assignee": "Wren Okoro"}]}
+    move = follow_up(
+        "give her the Brackwater account as designer", "what does Wren Okoro do?", people, found
+    )
+    wrote = {"client": "Brackwater", "person": "Wren Okoro", "assignment_role": "designer"}
+    mentions = {**KINDS, "client": ["Brackwater"], "team_member": []}
+    call, question = scripted_call("assign_person", move, mentions, wrote, changes=True)
+    assert question == "" and call is not None and call["args"]["person"] == "Wren Okoro"
 
 
 def test_a_title_that_is_the_request_itself_is_asked_for() -> None:
@@ -420,6 +438,20 @@ def test_a_required_record_said_as_a_pronoun_is_the_one_the_exchange_before_name
     assert "Distex" in offered.choices["query"] and len(offered.choices["query"]) > 1
 
 
+def test_a_person_said_as_a_pronoun_is_the_one_the_message_before_named() -> None:
+    """Of what the message before named, the records of another kind than the argument's stay
+    out ("Brackwater", a client, is no assignee)."""
+    team = Call("lookup_client", {"query": "Brackwater"})
+    found = {"client": {"name": "Brackwater", "team": [{"name": "Wren Okoro"}, {"name": "Ida Vo"}]}}
+    busy = follow_up("is she busy?", "is Wren Okoro on Brackwater?", team, found)
+    kinds = {**KINDS, "team_member": []}
+    offered = fill(parameters("list_tasks"), busy, kinds, "list_tasks")
+    assert offered.choices["assignee"] == ["Wren Okoro"] and "assignee" in offered.said
+    # Without a word that refers back, nobody is meant.
+    plain = follow_up("anything busy?", "is Wren Okoro on Brackwater?", team, found)
+    assert "assignee" not in fill(parameters("list_tasks"), plain, kinds, "list_tasks").choices
+
+
 def test_a_phrase_said_once_fills_one_argument() -> None:
     wrote = {"client": "Thorinox", "name": "Thorinox Pans", "marketplace": "Pans"}
     wrote |= {"destination_space": "Pans"}
@@ -535,6 +567,34 @@ def test_dates_come_from_results_and_numbers_not_from_times_or_read_phrases() ->
     assert offered.choices["check_out"] == ["2026-12-22"]
     assert "guests" not in offered.choices  # 20 and 22 are days, not people
     assert offered.choices["room_type"] == ["Double Queen"]
+
+
+def test_a_day_read_as_one_night_is_that_day_for_a_date_of_another_name() -> None:
+    """A day said alone reads as a night (in Friday, out Saturday); a due date is the Friday,
+    a range's end stays offered ("due before next week"), and a stay keeps both."""
+    friday = {"hint": "fri", "check_in": "2026-11-27", "check_out": "2026-11-28", "nights": 1}
+
+    def read(ask: str, stay: dict[str, Any]) -> Turn:
+        found = [Result("resolve_date_hint", json.dumps(stay), False)]
+        return turn(ask, [Call("resolve_date_hint", {"hint": stay["hint"]})], found)
+
+    kinds = {**KINDS, "client": ["Brackwater"]}
+    offered = fill(
+        parameters("create_task"), read("Brackwater: scrub the kiln, due friday", friday), kinds
+    )
+    assert offered.choices["due_date"] == ["2026-11-27"]
+    week = {"hint": "wk", "check_in": "2026-11-24", "check_out": "2026-11-30", "nights": 6}
+    offered = fill(parameters("list_tasks"), read("anything due this week?", week), KINDS)
+    assert offered.choices["due_before"] == ["2026-11-24", "2026-11-30"]
+    offered = fill(parameters("get_availability"), read("rooms friday?", friday), KINDS)
+    assert offered.choices["check_out"] == ["2026-11-28"]
+
+
+def test_before_a_colon_is_the_request_and_after_it_the_text() -> None:
+    kinds = {**KINDS, "client": ["Brackwater"]}
+    ask = turn("put a new one in for Brackwater: ring the kiln man")
+    titles = fill(parameters("create_task"), ask, kinds).choices["title"]
+    assert titles[0] == "ring the kiln man" and not [t for t in titles if "new" in str(t)]
 
 
 def test_a_text_argument_about_times_takes_the_times_and_no_number_alone() -> None:
