@@ -116,7 +116,7 @@ def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -
 
     A task's title, not its request ("acme to-do: | email the printer about the late proofs")
     nor a cut of it ("the late proofs"); the whole message only when no part of it says
-    anything. Before a colon, the request alone ("make her one: | chase the list").
+    anything. Before a colon, the request alone ("one for Jo: | call the printer").
     """
     plain = JOINING_WORDS | set(tool.split("_")) | {bare(w) for r in records for w in r.split()}
     head, colon, _ = said.strip(EDGE).partition(":")

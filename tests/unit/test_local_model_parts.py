@@ -571,7 +571,7 @@ def test_dates_come_from_results_and_numbers_not_from_times_or_read_phrases() ->
 
 def test_a_day_read_as_one_night_is_that_day_for_a_date_of_another_name() -> None:
     """A day said alone reads as a night (in Friday, out Saturday); a due date is the Friday,
-    a range's end stays offered ("due before next week"), and a stay keeps both."""
+    a range's end stays offered ("due this week"), and a stay keeps both."""
     friday = {"hint": "fri", "check_in": "2026-11-27", "check_out": "2026-11-28", "nights": 1}
 
     def read(ask: str, stay: dict[str, Any]) -> Turn:
