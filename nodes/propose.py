@@ -30,7 +30,7 @@ from core.state import AgentState, ConfirmationRequest, Proposal, ProposeUpdate
 from nodes.planner import resume_point
 from prompts import confirmation
 from tools import proposal_records, proposals
-from tools.declaration import ToolArgumentsError
+from tools.declaration import ToolArgumentsError, ToolContext
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
@@ -57,6 +57,7 @@ class Propose:
         message = state["messages"][-1]
         thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
         try:
+            request = await self._previewed(request, state, runtime.context, thread_id)
             recorded = await proposal_records.record(
                 self._db,
                 thread_id,
@@ -84,6 +85,26 @@ class Propose:
             }
         }
         return Command(goto="confirm", update=update)
+
+    async def _previewed(
+        self, request: ConfirmationRequest, state: AgentState, ctx: RunContext, thread_id: str
+    ) -> ConfirmationRequest:
+        """The request with what each change would change, for the tools that can say it.
+
+        Read before the record is written, so a re-run shows the first proposal's line.
+        """
+        tool_ctx = ToolContext.for_run(
+            ctx, asker_of(state, ctx), run_id=request["run_id"], thread_id=thread_id, db=self._db
+        )
+        shown: list[Proposal] = []
+        for proposal in request["proposals"]:
+            tool = self._registry.get(proposal["tool"])
+            line = ""
+            if tool is not None and tool.previews is not None:
+                line = await tool.previews(tool.validate(proposal["args"]), tool_ctx)
+            description = "\n".join(filter(None, (proposal["description"], line)))
+            shown.append({**proposal, "description": description})
+        return {**request, "proposals": shown}
 
     def _resume_point(self, state: AgentState) -> dict[str, Any]:
         """What the record keeps for a re-run to start from (only the planner needs it)."""

@@ -85,6 +85,8 @@ class GatherContext:
 
 PhraseFinder = Callable[[str, date], list[tuple[int, int]]]
 """Where a text says what a tool reads, given the run's date: the (start, end) of each phrase."""
+Preview = Callable[[Any, ToolContext], Awaitable[str]]
+"""What a change's validated arguments would do, read from the workspace without changing it."""
 SourceFinder = Callable[[str, GatherContext], Awaitable[list[Source]]]
 """What a pack contributes to gather: the sources a message points at (mentioned names
 resolved, their notes, documents, the dates it writes out), found without a model call."""
@@ -121,6 +123,9 @@ class Tool:
     finds: PhraseFinder | None = None
     """Where a message says what it reads (a date reader: "next Friday"): a model with no
     grammar of its own takes those words as a value to read, not as text."""
+    previews: Preview | None = None
+    """For a change: a line naming what it would change, shown with its proposal so the person
+    approves the record itself ("the note #3: …"), not the words the request used."""
 
     @property
     def summary(self) -> str:
@@ -211,13 +216,15 @@ def declare(
     asks: Iterable[str] = (),
     shows: Shows | None = None,
     finds: PhraseFinder | None = None,
+    previews: Preview | None = None,
 ) -> Callable[[ToolFn], Tool]:
     """Declare an async tool function `fn(args: ArgsModel, ctx: ToolContext)` as a `Tool`.
 
     The function name is the tool name and its docstring the description. `kind` defaults
     to "mutating": a tool that does not say it is read-only is treated as one that changes
     things. `asks` are a few requests the tool answers, as a person would write them;
-    `shows`, what a person reads in its result; `finds`, where a message says what it reads.
+    `shows`, what a person reads in its result; `finds`, where a message says what it reads;
+    `previews`, what a proposal of the change would change.
     """
     allowed = frozenset(roles)
     unknown = allowed - set(ROLES)
@@ -249,6 +256,7 @@ def declare(
             asks=tuple(asks),
             shows=shows,
             finds=finds,
+            previews=previews,
         )
 
     return wrap

@@ -175,6 +175,27 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
     return await run_once(ctx, "remember_client_note", args.model_dump(mode="json"), mutate)
 
 
+async def _forgets(args: ForgetClientNoteArgs, ctx: ToolContext) -> str:
+    """The note a forget would archive, for its proposal: a person approves the note itself."""
+    async with ctx.database().session() as session:
+        try:
+            client = await require(session, Client, args.client, label="client")
+            row = _pick(await _active(session, client.id), args, client.name)
+        except ValueError as exc:
+            return f"⚠ as proposed it would forget nothing: {str(exc).partition(';')[0]}"
+    return f"→ the note #{row.id}: {row.note}"
+
+
+async def _active(session: AsyncSession, client_id: int) -> Sequence[ClientMemoryNote]:
+    """The client's active notes, oldest first."""
+    rows = await session.scalars(
+        select(ClientMemoryNote)
+        .where(ClientMemoryNote.client_id == client_id, ClientMemoryNote.archived_at.is_(None))
+        .order_by(ClientMemoryNote.id)
+    )
+    return rows.all()
+
+
 @declare(
     pack="memory",
     kind="mutating",
@@ -193,6 +214,7 @@ async def remember_client_note(args: RememberClientNoteArgs, ctx: ToolContext) -
         "erase what we stored about Umbrella's shipping days",
     ),
     shows=Shows(fields=("note.note", "note.client"), lead={"archived": "Forgot the note"}),
+    previews=_forgets,
 )
 async def forget_client_note(args: ForgetClientNoteArgs, ctx: ToolContext) -> dict[str, Any]:
     """Forget a client note that is wrong or outdated (it is archived, kept for the record).
@@ -212,17 +234,7 @@ async def forget_client_note(args: ForgetClientNoteArgs, ctx: ToolContext) -> di
         client = await require(session, Client, args.client, label="client")
 
     async def mutate(session: AsyncSession) -> dict[str, Any]:
-        active = (
-            await session.scalars(
-                select(ClientMemoryNote)
-                .where(
-                    ClientMemoryNote.client_id == client.id,
-                    ClientMemoryNote.archived_at.is_(None),
-                )
-                .order_by(ClientMemoryNote.id)
-            )
-        ).all()
-        row = _pick(active, args, client.name)
+        row = _pick(await _active(session, client.id), args, client.name)
         row.archived_at = utcnow()
         await session.flush()
         return {"status": "archived", "note": _note(row, client.name)}
