@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 from local_model.conversation import Times, Turn, says
-from local_model.intent import SMALL_TALK, Intents
+from local_model.intent import FOLLOW_UP, SMALL_TALK, Intents
 from local_model.reading import GOES_ON, REQUEST, answered, asks_to_know, clauses, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.spans import BACK, bare
@@ -151,18 +151,15 @@ class Decider:
                 return Step(reply=question, why="the time was not read", asked=(goal,) * bool(goal))
             return Step(tool=by_name[goal], why=f"{goal} without the time")
         each = [r for r in turn.now.results if r.name == latest.name]  # one, or a wave's each
-        if latest.failed or latest.name in hints.changing or not goal or goal in called:
+        # A look-up's result is the answer (the one asked for, or the one the message fills);
+        # only dates read go on to the call that needed them.
+        if latest.failed or latest.name not in hints.readers or not goal or goal in called:
             told = [shown(r, hints.shows, latest.name in hints.changing) for r in each]
             return Step(reply="\n\n".join(told), why="result")
-        filled = fill(_parameters(by_name[goal]), turn, hints.mentions, goal)
-        offered = {str(c) for values in filled.choices.values() for c in values}
-        held = offered & {str(v) for vs in turn.now.values().values() for v in vs}
-        if not filled.missing and (held or latest.name in hints.readers):  # not the ask again
-            return Step(tool=by_name[goal], why=f"the results fill {goal}")
-        if latest.name in hints.readers:
-            question = ask_for(filled.missing, summary(by_name[goal]))
-            return Step(reply=question, why=f"{goal} lacks {filled.missing}", asked=(goal,))
-        return Step(reply=shown(latest, hints.shows), why="result")
+        if not (missing := fill(_parameters(by_name[goal]), turn, hints.mentions, goal).missing):
+            return Step(tool=by_name[goal], why=f"the dates read fill {goal}")
+        question = ask_for(missing, summary(by_name[goal]))
+        return Step(reply=question, why=f"{goal} lacks {missing}", asked=(goal,))
 
     def _toward(self, offer: _Offer, name: str, ranked: list[tuple[str, float]], why: str) -> Step:
         """Call `name`, or first a date reader when it needs dates the turn does not hold."""
@@ -200,7 +197,7 @@ class Decider:
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in argument_terms(_parameters(tool))]
         own = own_words(turn, hints.mentions, values)
-        if before is not None and before.ask and (GOES_ON.match(turn.ask) or not own):
+        if before is not None and before.ask and (not own or self._goes_on(turn.ask, hints)):
             # A follow-up that says nothing of its own ("Distex's?") is read with the ask
             # before; one that goes on from it ("and for coupons?", "also note that …"), so
             # read when that is surer than alone; else it is a request of its own. Its own
@@ -223,6 +220,11 @@ class Decider:
         share = 1.0 - sum(talk.values())
         ranked = {**talk, **{n: share * tools[n] / weight for n in by_name}}
         return sorted(ranked.items(), key=lambda item: -item[1])
+
+    def _goes_on(self, text: str, hints: Hints) -> bool:
+        """Whether `text` goes on from the ask before: "and …", or read as such (`FOLLOW_UP`)."""
+        said = masked(text, hints.mentions, hints.read_as) or "..."
+        return bool(GOES_ON.match(text)) or dict(self._intents.rank(said, FOLLOW_UP))["on"] > 0.5
 
 
 def _fillable(offer: _Offer, best: str, ranked: list[tuple[str, float]]) -> str:

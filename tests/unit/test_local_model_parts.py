@@ -771,6 +771,18 @@ def test_a_look_up_answered_is_not_followed_by_another_that_only_the_message_fil
     assert shown.tool is None and "Bin lid labels" in shown.reply
 
 
+def test_a_look_ups_result_is_the_answer_even_when_it_fills_another_look_up() -> None:
+    tasks = {"tasks": [{"title": "Bin lid labels", "client": "Thorinox", "status": "open"}]}
+    looked = turn(
+        "which account is Rivka Stein labelling bins for?",
+        [Call("list_tasks", {"assignee": "Rivka Stein"})],
+        [Result("list_tasks", json.dumps(tasks), False)],
+    )
+    # the client the result names would fill lookup_client: the result answers, not a look-up
+    shown = step({"lookup_client": 0.9, "list_tasks": 0.1}, "", turn=looked)
+    assert shown.tool is None and "Bin lid labels" in shown.reply
+
+
 def test_a_stays_length_said_alone_is_read_from_the_stay_before_and_checked_again() -> None:
     checked = Call("get_availability", {"check_in": "2026-12-18", "check_out": "2026-12-19"})
     before = Exchange("rooms on December 18?", (checked,), ())
@@ -933,6 +945,13 @@ def test_a_follow_up_that_goes_on_from_the_ask_before_is_read_with_it() -> None:
         "and for the images? what's open for the launch?": {"list_tasks": 0.9},
     }
     assert chosen_after(before, "and for the images?", scores).startswith("list_tasks")
+    # Without "and", whether it goes on is a class ("on") told from requests of their own.
+    again = "same question for the images"
+    scores = {again: {"get_availability": 0.6, "list_tasks": 0.4, "on": 0.9, "own": 0.1}}
+    scores |= {f"{again} what's open for the launch?": {"list_tasks": 0.9}}
+    assert chosen_after(before, again, scores).startswith("list_tasks")
+    scores[again] |= {"on": 0.1, "own": 0.9}
+    assert chosen_after(before, again, scores).startswith("get_availability")
     focused = {"just the ones for client": {"lookup_client": 0.8, "list_tasks": 0.2}}
     focused |= {"just the ones for client list all tasks": {"list_tasks": 0.9}}
     listed = Exchange("list all tasks", (Call("list_tasks", {}),), ())
