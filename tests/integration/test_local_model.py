@@ -276,6 +276,7 @@ def test_after_a_warm_up_a_new_process_embeds_only_the_messages(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from graph.warm_up import warm_up
+    from local_model.intent import FOLLOW_UP
     from tools.registry import ToolRegistry
 
     # An empty cache and two tools, so the warm-up itself is what fills it.
@@ -296,3 +297,8 @@ def test_after_a_warm_up_a_new_process_embeds_only_the_messages(
     # Each message under the two prompts, and not one of the tools' examples.
     assert len(embedded) == 4, embedded
     assert all("brands does client have" in t or "go ahead" in t for t in embedded), embedded
+    # A message that may go on from the one before: whether it does is read, examples kept.
+    earlier = [SYSTEM, HumanMessage("which brands does Distex have?"), AIMessage("Three.")]
+    asked.invoke([*earlier, HumanMessage("same question, this time for Distex")])
+    examples = [e for kind in FOLLOW_UP.values() for e in kind]
+    assert len(embedded) > 4 and not [t for t in embedded if any(e in t for e in examples)]
