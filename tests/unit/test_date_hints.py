@@ -42,6 +42,12 @@ MONDAY = date(2025, 1, 6)
         ("the coming Thursday", "2025-01-09", 1),
         ("this coming Monday", "2025-01-06", 1),
         ("Saturday's", "2025-01-11", 1),
+        # A weekday written short reads as written out, alone or in a range.
+        ("wed through fri", "2025-01-08", 2),
+        ("tues-thurs", "2025-01-07", 2),
+        ("this Weds to Fri.", "2025-01-08", 2),
+        ("thurs", "2025-01-09", 1),
+        ("next tue", "2025-01-14", 1),
     ],
 )
 def test_phrases_read_from_the_run_date(hint: str, check_in: str, nights: int) -> None:

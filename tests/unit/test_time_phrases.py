@@ -38,6 +38,11 @@ def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> N
     assert said("rooms in 3 days") == ["in 3 days"] and not says_when("stay 3 days")
     # "a" counts one, and a fortnight is a count of its own: read whole, not "fortnight".
     assert said("free in a fortnight?") == ["in a fortnight"]
+    # A range of weekdays is a time in short words too; alone, only the short names that are
+    # no other word are.
+    assert said("any room wed through fri?") == ["wed through fri"]
+    assert said("free Tues-Thurs?") == ["Tues-Thurs"] and said("can we do thurs") == ["thurs"]
+    assert not says_when("we sat down with them") and not says_when("the sun deck")
     assert said("an audit a week from today") == ["a week from today"]
 
 

@@ -18,6 +18,10 @@ from dateparser.date import DateDataParser
 from tools.calendar.stays import Stay, describe, nights
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+SHORT_WEEKDAYS = {"tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday"}
+SHORT_WEEKDAYS |= {day[:3]: day for day in WEEKDAYS}
+"""A weekday written short ("wed", "tues", "thurs"), and the day it names."""
+_SHORT_WEEKDAY = re.compile(rf"\b({'|'.join(SHORT_WEEKDAYS)})\b\.?")
 FRIDAY, SATURDAY, SUNDAY = 4, 5, 6
 
 _COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -134,7 +138,8 @@ def stated_stays(text: str, today: date) -> list[tuple[str, Stay]]:
 def _normalize(hint: str) -> str:
     """Lower-case and drop the filler that does not change the meaning ("the", "17th", ",").
 
-    Two-digit years become this century's ("12/24/25" is 2025, never 2125), and "from
+    Two-digit years become this century's ("12/24/25" is 2025, never 2125), a weekday written
+    short is written out ("tues-thurs": "tuesday-thursday"), and "from
     today" reads as "from now", which dateparser counts forward from; "ten days out" (or
     ahead, or away) reads as "in ten days".
     """
@@ -142,6 +147,7 @@ def _normalize(hint: str) -> str:
     text = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", r"\1", text)
     text = re.sub(r"\b(\d{1,2}/\d{1,2}/)(\d{2})\b", r"\g<1>20\2", text)
     text = re.sub(r"\bthe\b", " ", text)
+    text = _SHORT_WEEKDAY.sub(lambda short: SHORT_WEEKDAYS[short[1]], text)  # "wed": Wednesday
     text = re.sub(r"\bfrom today\b", "from now", text)
     text = re.sub(_AHEAD, r"in \1", text)  # "ten days out", "3 weeks ahead": "in ten days"
     text = re.sub(r"^\s*(?:from|on|starting)\s+", "", text)

@@ -14,7 +14,7 @@ from functools import cache
 
 import holidays
 
-from tools.calendar.date_hints import NUMBER_WORDS
+from tools.calendar.date_hints import NUMBER_WORDS, SHORT_WEEKDAYS, WEEKDAYS
 from tools.calendar.holiday_lookup import ALIASES, DEFAULT_CALENDARS, FIXED_DATE_OBSERVANCES
 
 RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
@@ -28,11 +28,14 @@ _OFFSET = (
 not "three days out of stock")."""
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _NUMERIC = r"\d{1,4}/\d{1,2}(?:/\d{1,4})?|\d{4}-\d{2}-\d{2}"
-_RANGE = r"\s*(?:-|–|to|until|through)\s*"
-_AMBIGUOUS = frozenset(
-    n.casefold() for n in (*calendar.month_name, *calendar.month_abbr, *calendar.day_abbr) if n
-)
-"""Month names and every abbreviation: words of their own in other sentences ("may", "sat")."""
+_RANGE = r"\s*(?:-|–|to|until|till|through|thru)\s*"
+_MONTHS = (*calendar.month_name, *calendar.month_abbr)
+_AMBIGUOUS = frozenset({n.casefold() for n in _MONTHS if n} | {"mon", "wed", "sat", "sun"})
+"""Month names and the short names that are words of their own elsewhere ("may", "sat")."""
+_WEEKDAY = "|".join(sorted((*WEEKDAYS, *SHORT_WEEKDAYS), key=len, reverse=True))
+_WEEKDAYS = rf"(?:{_WEEKDAY})\.?{_RANGE}(?:{_WEEKDAY})\b\.?"
+"""A range of weekdays, written out or short ("wed through fri", "tues-thurs"): a time, whatever
+its words alone could be."""
 _REFERS_BACK = re.compile(r"\bthat\s+$", re.IGNORECASE)
 _LENGTH = re.compile(rf"\b(?:for\s+)?{_AMOUNT}nights?\b", re.IGNORECASE)
 """A stay's length ("for three nights"): a time of its own only where nothing says its start."""
@@ -61,7 +64,7 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
 @cache
 def _pattern(year: int) -> re.Pattern[str]:
     months = [n.casefold() for n in (*calendar.month_name, *calendar.month_abbr) if n]
-    names = {*months, *(n.casefold() for n in (*calendar.day_name, *calendar.day_abbr)), *RELATIVE}
+    names = {*months, *WEEKDAYS, *SHORT_WEEKDAYS, *RELATIVE}
     for country in DEFAULT_CALENDARS:
         categories = holidays.country_holidays(country).supported_categories
         found = holidays.country_holidays(country, years=(year, year + 1), categories=categories)
@@ -70,7 +73,7 @@ def _pattern(year: int) -> re.Pattern[str]:
     words = "|".join(sorted((re.escape(n) for n in names if n), key=len, reverse=True))
     # A name with the days and year written beside it: "10 December", "Dec 20-22, 2026".
     named = (
-        rf"(?P<which>(?:this|next|coming|last)\s+)*(?:(?:the\s+)?{_DAY}\s+(?:of\s+)?)?(?:{words})(?:'s)?(?:\s+(?:day|eve|after\s+next))?"
+        rf"(?P<which>(?:this|next|coming|last)\s+)*(?:(?:the\s+)?{_DAY}\s+(?:of\s+)?)?(?:{_WEEKDAYS}|{words})(?:'s)?(?:\s+(?:day|eve|after\s+next))?"
         rf"(?:\s+{_DAY})?(?:{_RANGE}(?:the\s+)?{_DAY})?(?:,?\s+\d{{4}})?"
     )
     ordinal = r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)"  # "the 19th through the 21st of December"
