@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.support.agency_rows import brand_row, count, run
+from tools.agency.assignments import assign_person
 from tools.agency.brands import apply_remediation, create_brand, update_brand
 from tools.agency.models import Brand, Client, Task
-from tools.agency.mutations import assign_person, create_task
+from tools.agency.mutations import create_task
 from tools.declaration import ToolArgumentsError
 
 COUPON_STEPS = [

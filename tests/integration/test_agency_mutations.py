@@ -7,9 +7,10 @@ from sqlalchemy import select
 
 from core.db.models import MutationReceipt, TeamMember
 from tests.support.agency_rows import count, run
+from tools.agency.assignments import assign_person, remove_assignment
 from tools.agency.brands import apply_remediation, create_brand, update_brand
 from tools.agency.models import Assignment, Brand, Client, Task
-from tools.agency.mutations import assign_person, create_task, remove_assignment
+from tools.agency.mutations import create_task
 
 COUPON_STEPS = [
     "1. Confirm the brand, the marketplace and the destination list for the task.",

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tools.agency import audit, brands, client_context, kb, lookup, mutations, tasks
+from tools.agency import assignments, audit, brands, client_context, kb, lookup, mutations, tasks
 from tools.agency.mentions import workspace_sources
 from tools.agency.seed import seed_agency
 from tools.packs import Pack
@@ -19,6 +19,7 @@ PACK = Pack(
         *tasks.TOOLS,
         *audit.TOOLS,
         *mutations.TOOLS,
+        *assignments.TOOLS,
         *brands.TOOLS,
     ),
     sources=(workspace_sources,),

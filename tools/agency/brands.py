@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, WithJsonSchema, model_validator
@@ -11,8 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.db.base import name_key
+from tools.agency.brand_changes import brand_named, listed, planned_fixes
 from tools.agency.models import Brand, Client
-from tools.agency.mutations import ADMIN, MAPPING, Name, as_key, brand_dict, marketplace_label
+from tools.agency.mutations import ADMIN, MAPPING, Name, as_key, brand_dict
 from tools.agency.records import require
 from tools.arguments import Args
 from tools.declaration import Shows, ToolContext, declare
@@ -129,6 +129,22 @@ class UpdateBrandArgs(MappingArgs):
         return self
 
 
+async def _updates(args: UpdateBrandArgs, ctx: ToolContext) -> str:
+    """What an update would change on which brand: a person approves the values themselves."""
+    async with ctx.database().session() as session:
+        try:
+            brand = await brand_named(session, args.brand, args.client)
+        except ValueError as exc:
+            return f"⚠ as proposed it would change nothing: {exc}"
+        client = await session.get_one(Client, brand.client_id)
+    now = {f: getattr(brand, f) for f in args.mapping()}
+    new = args.mapping()
+    changes = [f"{f} {now[f] or '(none)'!r} → {v!r}" for f, v in new.items() if now[f] != v]
+    if not changes:
+        return f"⚠ {brand.name} of {client.name} already reads so: nothing would change"
+    return f"→ {brand.name} of {client.name}: {', '.join(changes)}"
+
+
 @declare(
     pack="agency",
     kind="mutating",
@@ -150,6 +166,7 @@ class UpdateBrandArgs(MappingArgs):
         fields=_BRAND_FIELDS,
         lead={"updated": "Updated the brand", "unchanged": "The brand already reads so"},
     ),
+    previews=_updates,
 )
 async def update_brand(args: UpdateBrandArgs, ctx: ToolContext) -> dict[str, Any]:
     """Change a brand's marketplace or destination mapping (the fields given; others stay).
@@ -163,12 +180,7 @@ async def update_brand(args: UpdateBrandArgs, ctx: ToolContext) -> dict[str, Any
         {"from", "to"}}}.
     """
     async with ctx.database().session() as session:
-        where = None
-        if args.client:
-            where = (
-                Brand.client_id == (await require(session, Client, args.client, label="client")).id
-            )
-        brand_id = (await require(session, Brand, args.brand, label="brand", where=where)).id
+        brand_id = (await brand_named(session, args.brand, args.client)).id
 
     async def mutate(session: AsyncSession) -> dict[str, Any]:
         brand = await session.get_one(Brand, brand_id)
@@ -193,6 +205,31 @@ class ApplyRemediationArgs(Args):
     default_list_suffix: Name | None = None
 
 
+async def _planned(
+    session: AsyncSession, args: ApplyRemediationArgs
+) -> list[tuple[Client, Brand, dict[str, str]]]:
+    return await planned_fixes(session, args.client, args.default_space, args.default_list_suffix)
+
+
+async def _remediates(args: ApplyRemediationArgs, ctx: ToolContext) -> str:
+    """What a bulk fix would set, brand by brand: a person approves the values themselves."""
+    async with ctx.database().session() as session:
+        try:
+            planned = await _planned(session, args)
+        except ValueError as exc:
+            return f"⚠ as proposed it would fix nothing: {exc}"
+    sets = [
+        f"{b.name} of {c.name}: " + ", ".join(f"{f} {v!r}" for f, v in fix.items())
+        for c, b, fix in planned
+        if fix
+    ]
+    stuck = sum(not fix for _, _, fix in planned)
+    unfilled = f"; {stuck} more lack a space to copy (give default_space)" if stuck else ""
+    if not sets:
+        return f"⚠ as proposed it would fix nothing: no mapping it can fill{unfilled}"
+    return f"→ would set {len(sets)} brand(s): {listed(sets)}{unfilled}"
+
+
 @declare(
     pack="agency",
     kind="mutating",
@@ -210,6 +247,7 @@ class ApplyRemediationArgs(Args):
         fields=("brand", "client", "set"),
         lead={"applied": "Fixed the mappings", "nothing_to_fix": "Nothing to fix"},
     ),
+    previews=_remediates,
 )
 async def apply_remediation(args: ApplyRemediationArgs, ctx: ToolContext) -> dict[str, Any]:
     """Fill in missing brand destination mappings, for one client or all of them.
@@ -223,52 +261,27 @@ async def apply_remediation(args: ApplyRemediationArgs, ctx: ToolContext) -> dic
         {"status": "applied" | "nothing_to_fix", "changed": [{"client", "brand", "set":
         {field: value}}], "skipped": [{"client", "brand", "reason"}]}.
     """
-    clients = select(Client).order_by(Client.name)
     if args.client:
         async with ctx.database().session() as session:
-            client = await require(session, Client, args.client, label="client")
-        clients = clients.where(Client.id == client.id)
+            await require(session, Client, args.client, label="client")
 
     async def mutate(session: AsyncSession) -> dict[str, Any]:
         changed: list[dict[str, Any]] = []
         skipped: list[dict[str, Any]] = []
-        for client in await session.scalars(clients):
-            brands = select(Brand).where(Brand.client_id == client.id).order_by(Brand.name)
-            for brand, fix in _fixes(list(await session.scalars(brands)), args):
-                where = {"client": client.name, "brand": brand.name}
-                if not fix:
-                    reason = f"no brand of {client.name} is mapped to a space; give default_space"
-                    skipped.append({**where, "reason": reason})
-                    continue
-                for field, value in fix.items():
-                    setattr(brand, field, value)
-                changed.append({**where, "set": fix})
+        for client, brand, fix in await _planned(session, args):
+            where = {"client": client.name, "brand": brand.name}
+            if not fix:
+                reason = f"no brand of {client.name} is mapped to a space; give default_space"
+                skipped.append({**where, "reason": reason})
+                continue
+            for field, value in fix.items():
+                setattr(brand, field, value)
+            changed.append({**where, "set": fix})
         await session.flush()
         status = "applied" if changed else "nothing_to_fix"
         return {"status": status, "changed": changed, "skipped": skipped}
 
     return await run_once(ctx, "apply_remediation", args.model_dump(mode="json"), mutate)
-
-
-def _fixes(brands: list[Brand], args: ApplyRemediationArgs) -> list[tuple[Brand, dict[str, str]]]:
-    """Return each incompletely mapped brand with the fields to set ({}: no space to infer)."""
-    # Like the mapping audit: copy the space the client's fully mapped brands use most.
-    spaces = Counter(b.destination_space for b in brands if b.destination_list)
-    space = next((s for s, _ in spaces.most_common() if s), args.default_space)
-    fixes: list[tuple[Brand, dict[str, str]]] = []
-    for brand in brands:
-        if brand.destination_space and brand.destination_list:
-            continue
-        if not (brand.destination_space or space):
-            fixes.append((brand, {}))
-            continue
-        fix = {} if brand.destination_space else {"destination_space": space or ""}
-        if not brand.destination_list:
-            market = f"{marketplace_label(brand.marketplace)} - " if brand.marketplace else ""
-            suffix = args.default_list_suffix
-            fix["destination_list"] = f"{brand.name} {suffix}" if suffix else market + brand.name
-        fixes.append((brand, fix))
-    return fixes
 
 
 TOOLS = [create_brand, update_brand, apply_remediation]
