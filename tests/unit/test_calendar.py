@@ -166,6 +166,9 @@ async def test_passover_spans_the_festival_week() -> None:
         ("Labor Day", "2027-09-06"),
         ("Memorial Day", "2027-05-31"),
         ("Halloween", "2027-10-31"),
+        # A leading "the" is not part of the name.
+        ("the 4th of July", "2027-07-04"),
+        ("The Fourth of July", "2027-07-04"),
     ],
 )
 async def test_other_holidays_resolve_to_their_next_occurrence(name: str, start: str) -> None:
