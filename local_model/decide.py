@@ -193,6 +193,9 @@ class Decider:
             kinds_said = masked(text, hints.mentions, hints.read_as) or "..."
             return dict(self._intents.rank(kinds_said, classes))
 
+        def surest(ranked: Mapping[str, float]) -> float:  # the likeliest tool's probability
+            return max((p for n, p in ranked.items() if n in by_name), default=0.0)
+
         alone, before = rank(turn.ask), turn.before
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in argument_terms(_parameters(tool))]
@@ -203,7 +206,7 @@ class Decider:
             # read when that is surer than alone; else it is a request of its own. Its own
             # words come first, where a message's words weigh most ("and what's X working on?").
             read = rank(f"{turn.ask} {before.ask}")
-            tools = read if not own or _surest(read, by_name) >= _surest(alone, by_name) else tools
+            tools = read if not own or surest(read) >= surest(alone) else tools
         asked, again = answered(turn, own)
         knowing = asks_to_know(turn.ask)
         back = not turn.says_when and bool(before and dates("", before.values()))
@@ -216,6 +219,7 @@ class Decider:
             tools[name] += ANSWER * (name in asked or (name in again and tools[name] > 0))
         # Whether it is small talk is read from the message alone; which tool, in context.
         talk = {n: p for n, p in alone.items() if n not in by_name}
+        talk = talk if sum(talk.values()) >= 0.5 else {}  # only when likelier than the tools
         weight = sum(tools[n] for n in by_name) or 1.0
         share = 1.0 - sum(talk.values())
         ranked = {**talk, **{n: share * tools[n] / weight for n in by_name}}
@@ -244,11 +248,6 @@ def _fillable(offer: _Offer, best: str, ranked: list[tuple[str, float]]) -> str:
         return best
     reads = [n for n, _ in ranked if n in by_name and n not in hints.changing and n != best]
     return next((n for n in reads if not lacks(n)), best)
-
-
-def _surest(ranked: Mapping[str, float], tools: Mapping[str, Any]) -> float:
-    """The probability of the likeliest of `tools` in `ranked`."""
-    return max((p for n, p in ranked.items() if n in tools), default=0.0)
 
 
 def summary(tool: dict[str, Any]) -> str:

@@ -670,6 +670,14 @@ def test_small_talk_gets_a_set_answer_and_what_can_you_do_the_abilities() -> Non
     assert "Look up a client by name" in listed and "help you with" in listed
 
 
+def test_small_talk_is_answered_only_when_likelier_than_the_tools_together() -> None:
+    # Its likeliest kind leads, but the tools together are likelier: the message asks for one.
+    mixed = {"acknowledgement": 0.37, "declining": 0.03, "list_tasks": 0.35, "lookup_client": 0.25}
+    asked = step(mixed, "ok list those")
+    assert asked.tool is not None and asked.tool["function"]["name"] == "list_tasks"
+    assert step({**mixed, "declining": 0.13}, "ok fine").reply == small_talk("acknowledgement", ())
+
+
 # Five tools nearly alike: the likeliest holds about a fifth of their probability.
 SPREAD = {
     "lookup_client": 0.19,
