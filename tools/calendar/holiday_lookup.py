@@ -84,8 +84,10 @@ def find_holiday(holiday_name: str, sources: tuple[str, ...], year: int) -> Holi
 
 
 def _normalize(name: str) -> str:
-    """Fold case, apostrophes and punctuation so "New Year's Day" equals "new years day", and
-    drop a leading "the" ("the 4th of July")."""
+    """Fold case, apostrophes, punctuation and a leading "the" ("the 4th of July").
+
+    "New Year's Day" equals "new years day".
+    """
     text = re.sub(r"['’.]", "", name.lower())
     return re.sub(r"^the ", "", " ".join(re.sub(r"[^a-z0-9]+", " ", text).split()))
 
