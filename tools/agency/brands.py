@@ -137,8 +137,8 @@ async def _updates(args: UpdateBrandArgs, ctx: ToolContext) -> str:
         except ValueError as exc:
             return f"⚠ as proposed it would change nothing: {exc}"
         client = await session.get_one(Client, brand.client_id)
-    now = {f: getattr(brand, f) for f in args.mapping()}
     new = args.mapping()
+    now = {f: getattr(brand, f) for f in new}
     changes = [f"{f} {now[f] or '(none)'!r} → {v!r}" for f, v in new.items() if now[f] != v]
     if not changes:
         return f"⚠ {brand.name} of {client.name} already reads so: nothing would change"

@@ -15,17 +15,10 @@ from typing import Any
 
 from dateparser.date import DateDataParser
 
+from tools.calendar.day_words import NUMBER_WORDS, WEEKDAYS, weekdays_written_out
 from tools.calendar.stays import Stay, describe, nights
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-SHORT_WEEKDAYS = {"tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday"}
-SHORT_WEEKDAYS |= {day[:3]: day for day in WEEKDAYS}
-"""A weekday written short ("wed", "tues", "thurs"), and the day it names."""
-_SHORT_WEEKDAY = re.compile(rf"\b({'|'.join(SHORT_WEEKDAYS)})\b\.?")
 FRIDAY, SATURDAY, SUNDAY = 4, 5, 6
-
-_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-NUMBER_WORDS = {"a": 1, "an": 1} | {word: n for n, word in enumerate(_COUNTS, start=1)}
 
 _MONTH_NAMES = {n.lower() for n in (*calendar.month_name, *calendar.month_abbr) if n} | {"sept"}
 # Longest names first so "sept" is not read as "sep" followed by a stray "t".
@@ -139,15 +132,14 @@ def _normalize(hint: str) -> str:
     """Lower-case and drop the filler that does not change the meaning ("the", "17th", ",").
 
     Two-digit years become this century's ("12/24/25" is 2025, never 2125), a weekday written
-    short is written out ("tues-thurs": "tuesday-thursday"), and "from
-    today" reads as "from now", which dateparser counts forward from; "ten days out" (or
-    ahead, or away) reads as "in ten days".
+    short is written out ("tues-thurs"), "from today" reads as "from now", which dateparser
+    counts forward from, and "ten days out" (or ahead, or away) as "in ten days".
     """
     text = hint.lower().replace(",", " ")
     text = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", r"\1", text)
     text = re.sub(r"\b(\d{1,2}/\d{1,2}/)(\d{2})\b", r"\g<1>20\2", text)
     text = re.sub(r"\bthe\b", " ", text)
-    text = _SHORT_WEEKDAY.sub(lambda short: SHORT_WEEKDAYS[short[1]], text)  # "wed": Wednesday
+    text = weekdays_written_out(text)
     text = re.sub(r"\bfrom today\b", "from now", text)
     text = re.sub(_AHEAD, r"in \1", text)  # "ten days out", "3 weeks ahead": "in ten days"
     text = re.sub(r"^\s*(?:from|on|starting)\s+", "", text)

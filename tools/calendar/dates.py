@@ -10,7 +10,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core.state import Source
-from tools.calendar.date_hints import NUMBER_WORDS, parse_date_hint, stated_stays
+from tools.calendar.date_hints import parse_date_hint, stated_stays
+from tools.calendar.day_words import NUMBER_WORDS
 from tools.calendar.holiday_lookup import (
     DEFAULT_CALENDARS,
     FIXED,

@@ -14,7 +14,7 @@ from functools import cache
 
 import holidays
 
-from tools.calendar.date_hints import NUMBER_WORDS, SHORT_WEEKDAYS, WEEKDAYS
+from tools.calendar.day_words import NUMBER_WORDS, SHORT_WEEKDAYS, WEEKDAYS
 from tools.calendar.holiday_lookup import ALIASES, DEFAULT_CALENDARS, FIXED_DATE_OBSERVANCES
 
 RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
