@@ -48,6 +48,10 @@ MONDAY = date(2025, 1, 6)
         ("this Weds to Fri.", "2025-01-08", 2),
         ("thurs", "2025-01-09", 1),
         ("next tue", "2025-01-14", 1),
+        # A range of weekdays with its week: the days of that week.
+        ("wed through fri next week", "2025-01-15", 2),
+        ("next week's tues-thurs", "2025-01-14", 2),
+        ("Wednesday to Friday of this week", "2025-01-08", 2),
     ],
 )
 def test_phrases_read_from_the_run_date(hint: str, check_in: str, nights: int) -> None:

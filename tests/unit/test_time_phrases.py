@@ -41,6 +41,10 @@ def test_times_are_found_with_their_days_and_calendar_words_only_as_names() -> N
     # A range of weekdays is a time in short words too; alone, only the short names that are
     # no other word are.
     assert said("any room wed through fri?") == ["wed through fri"]
+    # With its week, before or after it, the range is one time.
+    assert said("free wed to fri next week?") == ["wed to fri next week"]
+    assert said("next week's tues-thurs ok?") == ["next week's tues-thurs"]
+    assert said("mon through weds of this week") == ["mon through weds of this week"]
     assert said("free Tues-Thurs?") == ["Tues-Thurs"] and said("can we do thurs") == ["thurs"]
     assert not says_when("we sat down with them") and not says_when("the sun deck")
     assert said("an audit a week from today") == ["a week from today"]

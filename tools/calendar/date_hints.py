@@ -15,7 +15,7 @@ from typing import Any
 
 from dateparser.date import DateDataParser
 
-from tools.calendar.day_words import NUMBER_WORDS, WEEKDAYS, weekdays_written_out
+from tools.calendar.day_words import NUMBER_WORDS, WEEKDAYS, week_said_first, weekdays_written_out
 from tools.calendar.stays import Stay, describe, nights
 
 FRIDAY, SATURDAY, SUNDAY = 4, 5, 6
@@ -132,8 +132,9 @@ def _normalize(hint: str) -> str:
     """Lower-case and drop the filler that does not change the meaning ("the", "17th", ",").
 
     Two-digit years become this century's ("12/24/25" is 2025, never 2125), a weekday written
-    short is written out ("tues-thurs"), "from today" reads as "from now", which dateparser
-    counts forward from, and "ten days out" (or ahead, or away) as "in ten days".
+    short is written out ("tues-thurs"), a weekday range's week is said first ("next wed-fri"),
+    "from today" reads as "from now", which dateparser counts forward from, and "ten days out"
+    (or ahead, or away) as "in ten days".
     """
     text = hint.lower().replace(",", " ")
     text = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", r"\1", text)
@@ -143,7 +144,7 @@ def _normalize(hint: str) -> str:
     text = re.sub(r"\bfrom today\b", "from now", text)
     text = re.sub(_AHEAD, r"in \1", text)  # "ten days out", "3 weeks ahead": "in ten days"
     text = re.sub(r"^\s*(?:from|on|starting)\s+", "", text)
-    return " ".join(text.split())
+    return week_said_first(" ".join(text.split()))
 
 
 def _relative_stay(text: str, today: date) -> Stay | None:

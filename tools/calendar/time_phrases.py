@@ -33,9 +33,13 @@ _MONTHS = (*calendar.month_name, *calendar.month_abbr)
 _AMBIGUOUS = frozenset({n.casefold() for n in _MONTHS if n} | {"mon", "wed", "sat", "sun"})
 """Month names and the short names that are words of their own elsewhere ("may", "sat")."""
 _WEEKDAY = "|".join(sorted((*WEEKDAYS, *SHORT_WEEKDAYS), key=len, reverse=True))
-_WEEKDAYS = rf"(?:{_WEEKDAY})\.?{_RANGE}(?:{_WEEKDAY})\b\.?"
+_WEEK = r"(?:this|next)\s+week"
+_WEEKDAYS = (
+    rf"(?:(?:(?:this|next)\s+)?week(?:'s)?:?\s+)?(?:{_WEEKDAY})\.?{_RANGE}(?:{_WEEKDAY})\b\.?"
+    rf"(?:,?\s+(?:of\s+)?{_WEEK}\b)?"
+)
 """A range of weekdays, written out or short ("wed through fri", "tues-thurs"): a time, whatever
-its words alone could be."""
+its words alone could be; with its week, one time ("wed through fri next week")."""
 _REFERS_BACK = re.compile(r"\bthat\s+$", re.IGNORECASE)
 _LENGTH = re.compile(rf"\b(?:for\s+)?{_AMOUNT}nights?\b", re.IGNORECASE)
 """A stay's length ("for three nights"): a time of its own only where nothing says its start."""
