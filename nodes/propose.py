@@ -6,7 +6,8 @@ proposals (their times, fingerprints and so idempotency keys) instead of making 
 The workspace keeps the first record of each call, so proposing a call again (a re-run, a
 fork, a state edit of who asked) shows the recorded proposal, never a new one.
 Only calls that can run are proposed: within the turn's call budget, allowed to the asker's
-role, with valid arguments; the tools node answers the others (capped, refused, invalid).
+role, with valid arguments, and not refused by their tool's preview; the tools node answers
+the others (capped, refused, invalid, or why the change cannot be made as given).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from core.state import AgentState, ConfirmationRequest, Proposal, ProposeUpdate
 from nodes.planner import resume_point
 from prompts import confirmation
 from tools import proposal_records, proposals
-from tools.declaration import ToolArgumentsError, ToolContext
+from tools.declaration import ToolArgumentsError, ToolContext, ToolFailure
 from tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
@@ -58,6 +59,8 @@ class Propose:
         thread_id = (runtime.execution_info.thread_id if runtime.execution_info else None) or ""
         try:
             request = await self._previewed(request, state, runtime.context, thread_id)
+            if not request["proposals"]:  # none can be made as given: tools says why
+                return Command(goto="tools", update={"pending": None})
             recorded = await proposal_records.record(
                 self._db,
                 thread_id,
@@ -91,7 +94,9 @@ class Propose:
     ) -> ConfirmationRequest:
         """The request with what each change would change, for the tools that can say it.
 
-        Read before the record is written, so a re-run shows the first proposal's line.
+        Read before the record is written, so a re-run shows the first proposal's line. A
+        change its preview says cannot be made as given (a name two records share, nothing
+        to change) is left out: the tools node answers its call with the reason.
         """
         tool_ctx = ToolContext.for_run(
             ctx, asker_of(state, ctx), run_id=request["run_id"], thread_id=thread_id, db=self._db
@@ -101,7 +106,10 @@ class Propose:
             tool = self._registry.get(proposal["tool"])
             line = ""
             if tool is not None and tool.previews is not None:
-                line = await tool.previews(tool.validate(proposal["args"]), tool_ctx)
+                try:
+                    line = await tool.previews(tool.validate(proposal["args"]), tool_ctx)
+                except ToolFailure:
+                    continue
             description = "\n".join(filter(None, (proposal["description"], line)))
             shown.append({**proposal, "description": description})
         return {**request, "proposals": shown}

@@ -158,7 +158,7 @@ class Tools:
             except ToolArgumentsError as exc:
                 return _error(f"invalid arguments for {tool.name}: {exc}")
             if decision is None:
-                return _undecided(pending_error)
+                return await _undecided(tool, raw_args, tool_ctx, pending_error)
             if decision["decision"] == "reject":
                 text = confirmation.rejected(decision["decided_by"], decision.get("reason", ""))
                 return _Result(text, "rejected")
@@ -262,10 +262,17 @@ def _abandoned(task: asyncio.Future[Any]) -> None:
         logger.warning("an abandoned tool call failed", exc_info=task.exception())
 
 
-def _undecided(pending_error: str) -> _Result:
-    """A change that reached the tools node without a decision."""
+async def _undecided(
+    tool: Tool, raw_args: dict[str, Any], tool_ctx: ToolContext, pending_error: str
+) -> _Result:
+    """A change that reached the tools node without a decision: why it was not proposed."""
     if pending_error:
         return _error(pending_error)
+    try:
+        if tool.previews is not None:  # propose left out a change its preview refused
+            await tool.previews(tool.validate(raw_args), tool_ctx)
+    except ToolFailure as exc:
+        return _error(str(exc))
     return _Result(confirmation.not_decided(), "refused")
 
 

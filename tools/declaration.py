@@ -86,7 +86,8 @@ class GatherContext:
 PhraseFinder = Callable[[str, date], list[tuple[int, int]]]
 """Where a text says what a tool reads, given the run's date: the (start, end) of each phrase."""
 Preview = Callable[[Any, ToolContext], Awaitable[str]]
-"""What a change's validated arguments would do, read from the workspace without changing it."""
+"""What a change's validated arguments would do, read from the workspace without changing it;
+`ToolFailure`: as given, the change cannot be made, and why."""
 SourceFinder = Callable[[str, GatherContext], Awaitable[list[Source]]]
 """What a pack contributes to gather: the sources a message points at (mentioned names
 resolved, their notes, documents, the dates it writes out), found without a model call."""
@@ -125,7 +126,9 @@ class Tool:
     grammar of its own takes those words as a value to read, not as text."""
     previews: Preview | None = None
     """For a change: a line naming what it would change, shown with its proposal so the person
-    approves the record itself ("the note #3: …"), not the words the request used."""
+    approves the record itself ("the note #3: …"), not the words the request used. It raises
+    `ToolFailure` when the change cannot be made as given (a name two records share, nothing
+    to change): the call is then answered with that reason, never proposed."""
 
     @property
     def summary(self) -> str:

@@ -18,7 +18,7 @@ from tools.agency.models import Assignment, Client
 from tools.agency.mutations import ADMIN, Name, as_key
 from tools.agency.records import require
 from tools.arguments import Args
-from tools.declaration import Shows, ToolContext, declare
+from tools.declaration import Shows, ToolContext, ToolFailure, declare
 from tools.idempotency import run_once
 
 
@@ -126,7 +126,7 @@ async def _removes(args: RemovalArgs, ctx: ToolContext) -> str:
         async with ctx.database().session() as session:
             row = await _removed(session, client, person, args.assignment_role)
     except ValueError as exc:
-        return f"⚠ as proposed it would remove nothing: {exc}"
+        raise ToolFailure(f"nothing to remove: {exc}") from None
     return f"→ {person.name} as {row.assignment_role} on {client.name}"
 
 

@@ -15,7 +15,7 @@ from tools.agency.models import Brand, Client
 from tools.agency.mutations import ADMIN, MAPPING, Name, as_key, brand_dict
 from tools.agency.records import require
 from tools.arguments import Args
-from tools.declaration import Shows, ToolContext, declare
+from tools.declaration import Shows, ToolContext, ToolFailure, declare
 from tools.idempotency import run_once
 
 _BRAND_FIELDS = (
@@ -135,13 +135,13 @@ async def _updates(args: UpdateBrandArgs, ctx: ToolContext) -> str:
         try:
             brand = await brand_named(session, args.brand, args.client)
         except ValueError as exc:
-            return f"⚠ as proposed it would change nothing: {exc}"
+            raise ToolFailure(f"nothing to change yet: {exc}") from None
         client = await session.get_one(Client, brand.client_id)
     new = args.mapping()
     now = {f: getattr(brand, f) for f in new}
     changes = [f"{f} {now[f] or '(none)'!r} → {v!r}" for f, v in new.items() if now[f] != v]
     if not changes:
-        return f"⚠ {brand.name} of {client.name} already reads so: nothing would change"
+        raise ToolFailure(f"{brand.name} of {client.name} already reads so: nothing to change")
     return f"→ {brand.name} of {client.name}: {', '.join(changes)}"
 
 
@@ -217,7 +217,7 @@ async def _remediates(args: ApplyRemediationArgs, ctx: ToolContext) -> str:
         try:
             planned = await _planned(session, args)
         except ValueError as exc:
-            return f"⚠ as proposed it would fix nothing: {exc}"
+            raise ToolFailure(f"nothing to fix: {exc}") from None
     sets = [
         f"{b.name} of {c.name}: " + ", ".join(f"{f} {v!r}" for f, v in fix.items())
         for c, b, fix in planned
@@ -226,7 +226,7 @@ async def _remediates(args: ApplyRemediationArgs, ctx: ToolContext) -> str:
     stuck = sum(not fix for _, _, fix in planned)
     unfilled = f"; {stuck} more lack a space to copy (give default_space)" if stuck else ""
     if not sets:
-        return f"⚠ as proposed it would fix nothing: no mapping it can fill{unfilled}"
+        raise ToolFailure(f"nothing to fix: no mapping it can fill{unfilled}")
     return f"→ would set {len(sets)} brand(s): {listed(sets)}{unfilled}"
 
 

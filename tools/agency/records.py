@@ -38,7 +38,7 @@ async def require(
     if found.status == "ambiguous":
         rows = [await session.get_one(model, c.id) for c in found.candidates]
         names = [await _describe(session, row) for row in rows]
-        raise ValueError(f"{label} {query!r} is ambiguous: {'; '.join(names)}. Ask which one.")
+        raise ValueError(f"{label} {query!r} is ambiguous: which one, {' or '.join(names)}?")
     if found.candidates:
         names = [c.name for c in found.candidates]
         raise ValueError(f"no {label} matches {query!r}; did you mean: {', '.join(names)}?")

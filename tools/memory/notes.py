@@ -15,7 +15,7 @@ from core.db.base import utcnow
 from tools.agency.models import Client, ClientMemoryNote
 from tools.agency.records import require
 from tools.arguments import Args
-from tools.declaration import Shows, ToolContext, declare
+from tools.declaration import Shows, ToolContext, ToolFailure, declare
 from tools.idempotency import run_once
 
 MIN_CONFIDENCE = 0.7
@@ -182,7 +182,7 @@ async def _forgets(args: ForgetClientNoteArgs, ctx: ToolContext) -> str:
             client = await require(session, Client, args.client, label="client")
             row = _pick(await _active(session, client.id), args, client.name)
         except ValueError as exc:
-            return f"⚠ as proposed it would forget nothing: {str(exc).partition(';')[0]}"
+            raise ToolFailure(f"nothing to forget: {exc}") from None
     return f"→ the note #{row.id}: {row.note}"
 
 
