@@ -1,4 +1,4 @@
-"""The local model's sets of asks (bench/asks/): tuning and held-out v10, v11, v12 and v13.
+"""The local model's sets of asks (bench/asks/): tuning and held-out v10 to v14.
 
 The tuning set may be looked at and tuned to (it holds the retired held-out v1 to v9 too);
 the held-out sets only measure, and the bench reports them as totals alone. All are plain YAML so
@@ -14,8 +14,16 @@ from typing import Any, Literal
 import yaml
 
 FOLDER = Path(__file__).with_name("asks")
-SetName = Literal["tuning", "held_out_v10", "held_out_v11", "held_out_v12", "held_out_v13"]
-HELD_OUT: tuple[SetName, ...] = ("held_out_v10", "held_out_v11", "held_out_v12", "held_out_v13")
+SetName = Literal[
+    "tuning", "held_out_v10", "held_out_v11", "held_out_v12", "held_out_v13", "held_out_v14"
+]
+HELD_OUT: tuple[SetName, ...] = (
+    "held_out_v10",
+    "held_out_v11",
+    "held_out_v12",
+    "held_out_v13",
+    "held_out_v14",
+)
 """The sets that only measure: reported as totals alone, and never copied anywhere."""
 KINDS = ("tool", "small_talk", "follow_up", "ask_to_know")
 
