@@ -162,7 +162,7 @@ class Act:
             if source["type"] in mentions:
                 mentions[source["type"]].append(record_name(source))
         stays = [json.loads(s["excerpt"]) for s in state.get("sources", []) if s["type"] == "dates"]
-        stated = tuple({k: str(stay[k]) for k in ("check_in", "check_out")} for stay in stays)
+        stated = tuple({k: str(s[k]) for k in ("check_in", "check_out") if k in s} for s in stays)
         reader = self._registry.providing("date_reader")
         finds, today = (reader.finds if reader else None), ctx.run_date()
         return ToolHints(

@@ -23,39 +23,28 @@ FRIDAY, SATURDAY, SUNDAY = 4, 5, 6
 _MONTH_NAMES = {n.lower() for n in (*calendar.month_name, *calendar.month_abbr) if n} | {"sept"}
 # Longest names first so "sept" is not read as "sep" followed by a stray "t".
 _MONTH = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
-_NUMBER = r"\d+|" + "|".join(NUMBER_WORDS)
+NUMBER = r"\d+|" + "|".join(NUMBER_WORDS)
 _MONTH_DAY = re.compile(rf"({_MONTH})\.? (\d{{1,2}})(?: (\d{{4}}))?")
-_DAY_MONTH = re.compile(rf"(\d{{1,2}}) (?:of )?({_MONTH})\.?(?: (\d{{4}}))?")
+DAY_MONTH = re.compile(rf"(\d{{1,2}}) (?:of )?({_MONTH})\.?(?: (\d{{4}}))?")
 _BARE_DAY = re.compile(r"(\d{1,2})(?: (\d{4}))?")
 # The shapes of a calendar date: when dateparser rejects one, the date does not exist.
-_DATE_SHAPED = re.compile(
+DATE_SHAPED = re.compile(
     rf"\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?"
-    rf"|{_MONTH_DAY.pattern}|{_DAY_MONTH.pattern}"
+    rf"|{_MONTH_DAY.pattern}|{DAY_MONTH.pattern}"
 )
-_RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*")
-_NIGHTS_FROM = re.compile(rf"({_NUMBER}) nights? (?:from|starting|starting on|beginning) (.+)")
-_FOR_NIGHTS = re.compile(rf"(.+) for ({_NUMBER}) nights?")
+RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*")
+_NIGHTS_FROM = re.compile(rf"({NUMBER}) nights? (?:from|starting|starting on|beginning) (.+)")
+_FOR_NIGHTS = re.compile(rf"(.+) for ({NUMBER}) nights?")
 # A stay's length alone ("for three nights"): read from a first night given apart.
-_LENGTH = re.compile(rf"(?:for )?(?:{_NUMBER}) nights?")
+_LENGTH = re.compile(rf"(?:for )?(?:{NUMBER}) nights?")
 # "ten days out", "3 weeks ahead": read as "in ten days", which dateparser reads.
 _AHEAD = re.compile(
-    rf"\b((?:{_NUMBER}) (?:day|week|fortnight|month)s?) (?:out(?! of\b)|ahead|away)(?: from now)?\b"
+    rf"\b((?:{NUMBER}) (?:day|week|fortnight|month)s?) (?:out(?! of\b)|ahead|away)(?: from now)?\b"
 )
 # How long, not when: dateparser would read "3 weeks" as "in 3 weeks".
-_DURATION = re.compile(rf"(?:{_NUMBER}) (?:day|week|month|year)s?")
+_DURATION = re.compile(rf"(?:{NUMBER}) (?:day|week|month|year)s?")
 _WEEKDAY = re.compile(
     rf"(?:(this|next|coming|this coming) )?({'|'.join(WEEKDAYS)})(?:'s)?(?: night)?"
-)
-
-# A date written out, alone or as a range: what `stated_stays` reads from a message. A day
-# in "the week(end) of December 12" is not the stay, so it is left to the date reader.
-_END = rf"(?:(?:{_DATE_SHAPED.pattern})|\d{{1,2}}\b)"
-_STATED = re.compile(
-    rf"\b(?<!week of )(?<!weekend of )(?:(?:{_NUMBER}) nights? (?:from|starting|beginning) )?"
-    rf"(?:(?:\d{{1,2}}{_RANGE_SEPARATOR.pattern}|between \d{{1,2}} and )(?:{_DAY_MONTH.pattern})"
-    rf"|between (?:{_DATE_SHAPED.pattern}) and {_END}"
-    rf"|(?:{_DATE_SHAPED.pattern})(?:(?:{_RANGE_SEPARATOR.pattern}){_END})?)"
-    rf"(?: for (?:{_NUMBER}) nights?)?"
 )
 
 UNPARSEABLE = (
@@ -97,7 +86,7 @@ def parse_date_hint(hint: str, today: date, check_in: date | None = None) -> Sta
         ValueError: The phrase is not understood, names an impossible date, or ends before
             it starts.
     """
-    text = _normalize(hint)
+    text = normalize(hint)
     if _LENGTH.fullmatch(text):
         if check_in is None:
             raise ValueError(
@@ -112,23 +101,7 @@ def parse_date_hint(hint: str, today: date, check_in: date | None = None) -> Sta
     return stay
 
 
-def stated_stays(text: str, today: date) -> list[tuple[str, Stay]]:
-    """The dates `text` writes out ("January 17-19", "Dec 4 to 6", "2027-01-17"), as stays.
-
-    Phrases relative to today ("next weekend") and holidays are left to the calendar's tools;
-    a date that cannot be read here (or is past) is left out, for them to explain.
-    """
-    found = []
-    for match in _STATED.finditer(_normalize(text)):
-        phrase = match[0].removeprefix("between ").replace(" and ", " to ")
-        try:
-            found.append((match[0], parse_date_hint(phrase, today)))
-        except ValueError:
-            continue
-    return found
-
-
-def _normalize(hint: str) -> str:
+def normalize(hint: str) -> str:
     """Lower-case and drop the filler that does not change the meaning ("the", "17th", ",").
 
     Two-digit years become this century's ("12/24/25" is 2025, never 2125), a weekday written
@@ -194,7 +167,7 @@ def _range_stay(text: str, hint: str, today: date) -> Stay | None:
 
     Every separator is tried because ISO dates contain dashes themselves.
     """
-    for separator in _RANGE_SEPARATOR.finditer(text):
+    for separator in RANGE_SEPARATOR.finditer(text):
         left, right = text[: separator.start()], text[separator.end() :]
         if not left or not right:
             continue
@@ -218,7 +191,7 @@ def _share_month(left: str, right: str) -> tuple[str, str]:
         # "January 17-19 2025": the trailing year belongs to both ends.
         year = f" {bare_day[2] or month_day[3]}" if bare_day[2] or month_day[3] else ""
         return f"{month_day[1]} {month_day[2]}{year}", f"{month_day[1]} {bare_day[1]}{year}"
-    day_month, bare_day = _DAY_MONTH.fullmatch(right), _BARE_DAY.fullmatch(left)
+    day_month, bare_day = DAY_MONTH.fullmatch(right), _BARE_DAY.fullmatch(left)
     if day_month and bare_day and not bare_day[2]:
         year = f" {day_month[3]}" if day_month[3] else ""
         return f"{bare_day[1]} {day_month[2]}{year}", right
@@ -257,7 +230,7 @@ def _parse_day(text: str, hint: str, today: date, on_or_after: date) -> date | N
     # (dateparser moves a date equal to its base to the next year).
     base = datetime.combine(on_or_after, time.min) - timedelta(microseconds=1)
     named = _dateparser(text, "absolute-time", base)
-    if named is None and _DATE_SHAPED.fullmatch(text):
+    if named is None and DATE_SHAPED.fullmatch(text):
         raise ValueError(f"the date hint '{hint}' names a date that does not exist ({text})")
     return None if named is None else named.date()
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core.state import Source
-from tools.calendar.date_hints import parse_date_hint, stated_stays
+from tools.calendar.date_hints import parse_date_hint
 from tools.calendar.day_words import NUMBER_WORDS
 from tools.calendar.holiday_lookup import (
     DEFAULT_CALENDARS,
@@ -21,6 +21,7 @@ from tools.calendar.holiday_lookup import (
     observed_day,
     occurrence,
 )
+from tools.calendar.stated import stated_stays
 from tools.calendar.stays import Stay
 from tools.calendar.time_phrases import time_phrases
 from tools.declaration import GatherContext, Shows, ToolContext, declare
@@ -204,7 +205,7 @@ TOOLS = [resolve_holiday, resolve_date_hint]
 
 
 async def dates_said(message: str, ctx: GatherContext) -> list[Source]:
-    """The dates a message writes out ("Dec 4-6"), read as stays.
+    """The dates a message writes out ("Dec 4-6"), read as stays (a first night alone, open).
 
     No model need call the date reader for them, and every model sees them.
     """
@@ -212,8 +213,8 @@ async def dates_said(message: str, ctx: GatherContext) -> list[Source]:
         {
             "type": "dates",
             "label": "dates in the message",
-            "reference": said,
-            "excerpt": json.dumps(stay.fields(said)),
+            "reference": stated.said,
+            "excerpt": json.dumps(stated.fields()),
         }
-        for said, stay in stated_stays(message, ctx.today)
+        for stated in stated_stays(message, ctx.today)
     ]
