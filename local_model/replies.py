@@ -18,7 +18,7 @@ SHOWN_LINES = 20
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _NOT_RUN = "Not executed:"
 _ID = re.compile(r"id|\w+_id")
-_FAILURE_PREFIX = re.compile(r"^error: \w+ failed: (?:\w+(?:Error|Exception): )?")
+_FAILURE_PREFIX = re.compile(r"^error: (?:\w+ failed: (?:\w+(?:Error|Exception): )?)?")
 _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
 
 

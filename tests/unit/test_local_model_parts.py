@@ -1050,6 +1050,10 @@ def test_results_read_a_record_per_line_and_questions_name_the_options() -> None
     assert shown(Result("create_plan", json.dumps(report), True), {}) == (
         "create_plan did not go through: The planner could not run: no model."
     )  # a failure written as JSON, in its own words
+    unmade = Result("update_brand", "error: nothing to change yet: brand 'X' is ambiguous.", True)
+    assert shown(unmade, {}) == (
+        "update_brand did not go through: nothing to change yet: brand 'X' is ambiguous."
+    )  # a change answered with why it was not proposed: its reason, not "error:"
     listed = shown(Result("lookup_client", '{"suggestions": [], "known": ["A", "B"]}', False), {})
     assert listed.endswith(":\nknown: A; B")  # lists read as words, not JSON; empty ones not
     assert which_of(["Look up a client by name (typos are fine)", "Remember a fact"]) == (
