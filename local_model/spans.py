@@ -13,7 +13,7 @@ EDGE = " \t\n\"'`.,;:!?()[]{}<>—–-"
 _FUNCTION_WORDS = """a an the this that these those it its is are was be to of for on in at by
     with from and or but so then there here me my we our us you your i he him his she her they
     them their one ones please can could would will do does did what which who whose when where
-    how any some all about just only also same now as into onto via"""
+    how any some all about just only also same now as into onto via pls plz"""
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 _CONTENTFUL = "i he she you we they one any some all"  # words that name nothing on their own
 JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())

@@ -133,9 +133,9 @@ def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -
 def hollow(text: str, tool: str, others: Sequence[str]) -> bool:
     """Whether `text` says only function words, the tool's name or the words of `others`.
 
-    Of them, not one holding it as a part ("Lumen Hooks" of the list "Amazon US - Lumen Hooks").
+    Of them, not one holding it as a part ("Hooks" of "Amazon US - Hooks"); whole ("distex"), yes.
     """
-    plain = {bare(w) for o in others if o == text or not says(o, text) for w in o.split()}
+    plain = {bare(w) for o in others if says(o, text) in ([], [(0, len(o))]) for w in o.split()}
     return {bare(w) for w in text.split()} <= plain | FUNCTION_WORDS | set(tool.split("_"))
 
 

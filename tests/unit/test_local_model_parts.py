@@ -281,6 +281,8 @@ def test_a_new_brands_name_is_offered_whole_wherever_the_message_says_it() -> No
     assert "Rook Hangers" in names(ask)
     assert not hollow("Rook Hangers", "create_brand", ["Amazon CA - Rook Hangers"])
     assert hollow("Distex", "create_brand", ["Distex"])  # a name that is only the client's
+    assert hollow("distex", "create_task", ["Distex"])  # written in another case, the same
+    assert hollow("pls", "create_task", ["Thorinox"])  # a request's filler says nothing
 
 
 def test_a_name_two_records_share_is_cut_out_once_and_the_rest_of_the_message_stays() -> None:
