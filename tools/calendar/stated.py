@@ -2,7 +2,7 @@
 
 Every model sees them (`dates_said`), so none need call the date reader for them. A day said
 as the arrival and another as the departure are one stay; a first night said with no end
-("from December 10") is a stay whose check-out is not said, never a guessed single night.
+("from December 10") is stated without a check-out: how long is for the model to ask.
 """
 
 from __future__ import annotations
