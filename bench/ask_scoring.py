@@ -5,6 +5,9 @@ Strict, the way a person judges the reply:
 - an ask for a tool is right when the first tool called (or proposed) is one of the ask's
   tools and the answer, or the waiting proposal, holds one of its facts; any other first
   call is wrong, even when the right tool is called after it;
+- a first call of a tool that changes data is right only when the turn ends waiting for
+  approval and the proposal itself holds the fact: a change answered with why it cannot
+  be made, or with a listing that happens to hold the fact, is not the change;
 - a question in place of a call is right only for an ask marked `clarify` (it lacks what
   its tool needs), and only when its last line names every one of the ask's `options`; a
   `clarify` ask answered with a call of its tool, or any proposal, is wrong (reading a date
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from bench.ask_sets import Ask
 from prompts.replies import graceful_failure
+from tools.registry import default_registry
 
 TEXTS = Path(__file__).resolve().parents[1] / "local_model" / "texts.toml"
 RIGHT = "ok"
@@ -37,6 +41,7 @@ UNASKED_QUESTION = "QUESTION"
 CALLED_NOT_ASKED = "CALLED"
 NOT_A_QUESTION = "NO QUESTION"
 MISSED_OPTIONS = "MISSED OPTIONS"
+NOT_PROPOSED = "NOT PROPOSED"
 _FAILURE_OPENING = graceful_failure(1, [])[:40]
 
 
@@ -68,6 +73,10 @@ def verdict(ask: Ask, outcome: Outcome) -> str:
             return UNASKED_QUESTION if question(outcome) else NO_CALL
         if outcome.tools[0] not in ask.tools:
             return WRONG_TOOL
+        if changes_data(outcome.tools[0]):
+            if outcome.status != "needs_confirmation":
+                return NOT_PROPOSED
+            outcome = Outcome(outcome.tools, "", outcome.status, outcome.proposals)
         return RIGHT if holds_fact(ask, outcome) else NO_FACT
     if outcome.tools:
         return WRONG_TOOL
@@ -81,6 +90,17 @@ def verdict(ask: Ask, outcome: Outcome) -> str:
 def is_right(ask: Ask, outcome: Outcome) -> bool:
     """The turn answered the ask (see the module's rules)."""
     return verdict(ask, outcome) == RIGHT
+
+
+def asks_for_change(ask: Ask) -> bool:
+    """The ask's first tool changes data: an ask for a change."""
+    return bool(ask.tools) and changes_data(ask.tools[0])
+
+
+def changes_data(tool: str) -> bool:
+    """The tool changes data, so only its proposal, waiting for approval, answers an ask."""
+    declared = default_registry().get(tool)
+    return declared is not None and declared.mutating
 
 
 def holds_fact(ask: Ask, outcome: Outcome) -> bool:

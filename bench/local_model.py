@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.eval.workspace import build_template, workspace_settings
-from bench.ask_scoring import RIGHT, Outcome, verdict
+from bench.ask_scoring import RIGHT, Outcome, asks_for_change, verdict
 from bench.ask_sets import HELD_OUT, Ask, SetName, load
 from bench.suite import Say
 from core.settings import Settings
 from graph.runner import Runner, TurnRequest
-from tools.registry import default_registry
 
 TODAY = "2026-11-24"
 USER = "U0ADA"
@@ -201,8 +200,7 @@ def category(ask: Ask) -> str:
         return "clarify"
     if ask.kind != "tool":
         return ask.kind
-    tool = default_registry().get(ask.tools[0])
-    return "change" if tool is not None and tool.kind == "mutating" else "look_up"
+    return "change" if asks_for_change(ask) else "look_up"
 
 
 def totals(turns: list[Turn]) -> str:
@@ -223,7 +221,8 @@ def render(result: LocalModelResult) -> list[str]:
         f"workspace (SQLite), as an admin, today = {TODAY}; a follow-up's earlier messages run "
         f"first. The model loads once ({result.load_s:.1f} s). *Right*, strictly "
         f"(bench/ask_scoring.py): the first tool called or proposed is one the ask lists and "
-        f"the answer, or the waiting proposal, holds one of its facts; a question is right "
+        f"the answer, or the waiting proposal, holds one of its facts; a change is right only "
+        f"when it is proposed for approval with the fact; a question is right "
         f"only for an ask that lacks what its tool needs, and only when it names what is "
         f"missing; the abilities reply is never right for an ask for a tool. The held-out "
         f"sets are shown as totals per category only; the tuning set (with the retired "

@@ -10,6 +10,7 @@ from bench.ask_scoring import (
     NO_CALL,
     NO_FACT,
     NOT_A_QUESTION,
+    NOT_PROPOSED,
     RIGHT,
     UNASKED_QUESTION,
     WRONG_TOOL,
@@ -66,6 +67,26 @@ def test_a_fact_in_the_waiting_proposal_counts() -> None:
         ("create_brand",), "I'd like to make this change:", "needs_confirmation", proposal
     )
     assert is_right(ask, outcome)
+
+
+def test_a_change_is_right_only_when_proposed_with_the_fact() -> None:
+    ask = Ask(
+        text="drop the oats note", kind="tool", tools=("forget_client_note",), facts=("oats",)
+    )
+    refused = Outcome(
+        ("forget_client_note",), "No note matches 'x'. Acme's notes: likes oats", "completed"
+    )
+    assert verdict(ask, refused) == NOT_PROPOSED
+    elsewhere = Outcome(
+        ("forget_client_note",),
+        "I'd like to make this change (Acme likes oats):",
+        "needs_confirmation",
+        '[{"tool": "forget_client_note", "args": {"note": "ships Friday"}}]',
+    )
+    assert verdict(ask, elsewhere) == NO_FACT
+    held = '[{"tool": "forget_client_note", "args": {"note": "likes oats"}}]'
+    proposed = Outcome(("forget_client_note",), "I'd like to:", "needs_confirmation", held)
+    assert verdict(ask, proposed) == RIGHT
 
 
 def test_a_question_is_wrong_for_an_ask_not_marked_clarify() -> None:
