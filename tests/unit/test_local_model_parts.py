@@ -1109,3 +1109,13 @@ def test_a_look_up_the_message_cannot_fill_gives_way_to_one_it_can() -> None:
     change = Decider(StubIntents({"remember_client_note": 0.9, "lookup_brand": 0.1}))
     asked = change.step(turn("remember they pay by wire"), tools, None, Hints())
     assert asked.tool is not None and asked.tool["function"]["name"] == "remember_client_note"
+
+
+def test_a_dash_set_apart_ends_a_clause_as_a_colon_does() -> None:
+    edges = frozenset({"a", "the", "to", "for"})
+    for dash in ("–", "—"):
+        clauses = spans(f"Globex {dash} send the revised proofs to Jo", edges)
+        assert "send the revised proofs to Jo" in clauses
+        assert not any(dash in clause for clause in clauses[1:])  # [0]: the whole message
+    hyphened = spans("the Amazon US - Peelers list", edges)
+    assert "Amazon US - Peelers list" in hyphened
