@@ -1,4 +1,4 @@
-"""The local model's sets of asks (bench/asks/): tuning and held-out v10 to v14.
+"""The local model's sets of asks (bench/asks/): tuning and held-out v10 to v15.
 
 The tuning set may be looked at and tuned to (it holds the retired held-out v1 to v9 too);
 the held-out sets only measure, and the bench reports them as totals alone. All are plain YAML so
@@ -15,7 +15,13 @@ import yaml
 
 FOLDER = Path(__file__).with_name("asks")
 SetName = Literal[
-    "tuning", "held_out_v10", "held_out_v11", "held_out_v12", "held_out_v13", "held_out_v14"
+    "tuning",
+    "held_out_v10",
+    "held_out_v11",
+    "held_out_v12",
+    "held_out_v13",
+    "held_out_v14",
+    "held_out_v15",
 ]
 HELD_OUT: tuple[SetName, ...] = (
     "held_out_v10",
@@ -23,6 +29,7 @@ HELD_OUT: tuple[SetName, ...] = (
     "held_out_v12",
     "held_out_v13",
     "held_out_v14",
+    "held_out_v15",
 )
 """The sets that only measure: reported as totals alone, and never copied anywhere."""
 KINDS = ("tool", "small_talk", "follow_up", "ask_to_know")
