@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 
@@ -23,14 +23,7 @@ SetName = Literal[
     "held_out_v14",
     "held_out_v15",
 ]
-HELD_OUT: tuple[SetName, ...] = (
-    "held_out_v10",
-    "held_out_v11",
-    "held_out_v12",
-    "held_out_v13",
-    "held_out_v14",
-    "held_out_v15",
-)
+HELD_OUT: tuple[SetName, ...] = tuple(n for n in get_args(SetName) if n != "tuning")
 """The sets that only measure: reported as totals alone, and never copied anywhere."""
 KINDS = ("tool", "small_talk", "follow_up", "ask_to_know")
 
