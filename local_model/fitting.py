@@ -23,12 +23,10 @@ class Fill:
 def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]) -> Fill:
     """A text said after an argument's name is that argument's alone ("on the list Bins In").
 
-    A record named so is offered to it ("space Distex"), and it is offered nothing else; a word
+    A record named so (`fill` offers it: "space Distex") leaves it nothing else; a word
     of a text claimed so is no other argument's ("Lighting" of "list Amazon US - Lighting"),
     unless said alone too, and a record stays its own kind's.
     """
-    for arg, choices in result.choices.items():
-        choices += [r for r in records if r not in choices and labels(arg, r, said)]
     after = [(c, a) for a, cs in result.choices.items() for c in cs if labels(a, c, said)]
     owners = {c: {a for d, a in after if d == c} for c, _ in after}  # a value: who claims it
     every = {c for cs in result.choices.values() for c in cs if len(says(said, str(c))) == 1}

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.utils.json_schema import dereference_refs
 
 from local_model.conversation import Exchange, Plain, Times, Turn, iso_day, names, says
-from local_model.fitting import Fill, fits, labelled
+from local_model.fitting import Fill, fits, labelled, labels
 from local_model.grammar import alternatives
 from local_model.spans import BACK, CUT, EDGE, FUNCTION_WORDS, JOINING_WORDS, bare, spans
 
@@ -85,6 +85,7 @@ def fill(
             texts = times or _texts(
                 arg, about, arg in required, ask, mentions, now, before, told, turn.times, prose
             )
+            texts += [r for r in records if r not in texts and labels(arg, r, said)]  # "space X"
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
             choices = [t for t in texts if fits(t, options) and t not in empty]
             choices = _fullest(choices, tool, records, said) if prose else choices

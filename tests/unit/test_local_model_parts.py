@@ -1119,3 +1119,12 @@ def test_a_dash_set_apart_ends_a_clause_as_a_colon_does() -> None:
         assert not any(dash in clause for clause in clauses[1:])  # [0]: the whole message
     hyphened = spans("the Amazon US - Peelers list", edges)
     assert "Amazon US - Peelers list" in hyphened
+
+
+def test_a_record_said_right_after_an_arguments_name_is_offered_to_it() -> None:
+    kinds = {"client": ["Acme"], "brand": ["Acme Oats"], "room_type": []}
+    asked = turn("Acme Oats should file under space Acme")
+    offered = fill(parameters("update_brand"), asked, kinds, "update_brand")
+    assert offered.choices["destination_space"] == ["Acme"]
+    assert "destination_space" in offered.said
+    assert offered.choices["client"] == ["Acme"]
