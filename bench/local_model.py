@@ -1,4 +1,4 @@
-"""The embedded local model on its sets of asks: the tuning set and held-out v10 to v13.
+"""The embedded local model on its sets of asks: the tuning set and the held-out sets.
 
 Each ask runs through the runner (the whole graph: preselection, the local model, tools,
 verify) in a thread of its own on a seeded demo workspace in SQLite, as an admin, with a
