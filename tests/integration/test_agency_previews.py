@@ -72,3 +72,16 @@ async def test_a_removal_shows_the_role_it_takes_away_or_the_roles_held(
         "nothing to remove: Grace Hopper is not designer on Thorinox; "
         "their roles there: account_manager"
     )
+
+
+async def test_a_removal_of_a_role_said_short_takes_the_held_role_it_names(
+    workspace, tool_ctx
+) -> None:
+    for said in ("AM", "manager", "Thorinox AM"):
+        short = {"client": "Thorinox", "person": "Grace", "assignment_role": said}
+        line = await preview(remove_assignment, tool_ctx, short)
+        assert line == "→ Grace Hopper as account_manager on Thorinox"
+    other = {"client": "Thorinox", "person": "Grace", "assignment_role": "ppc"}
+    assert await refusal(remove_assignment, tool_ctx, other) == (
+        "nothing to remove: Grace Hopper is not ppc on Thorinox; their roles there: account_manager"
+    )

@@ -109,14 +109,28 @@ async def assign_person(args: AssignmentArgs, ctx: ToolContext) -> dict[str, Any
 async def _removed(
     session: AsyncSession, client: Client, person: TeamMember, role: str | None
 ) -> Assignment:
-    """The one assignment a removal takes away; ValueError lists the roles held instead."""
+    """The one assignment a removal takes away; ValueError lists the roles held instead.
+
+    A role said short is the held role it names ("am", "ppc", "manager": `_names`).
+    """
     rows = list(await session.scalars(_held(client, person, role)))
+    if role and not rows:
+        rows = [a for a in await session.scalars(_held(client, person)) if _names(role, a)]
     if len(rows) != 1:
         held = ", ".join(a.assignment_role for a in await session.scalars(_held(client, person)))
         which = f"is not {role}" if role else f"holds {'several roles' if rows else 'no role'}"
         held = held or "none"
         raise ValueError(f"{person.name} {which} on {client.name}; their roles there: {held}")
     return rows[0]
+
+
+def _names(said: str, held: Assignment) -> bool:
+    """Whether a role said (as a key) names `held`: by its initials or one of its words.
+
+    "am" and "thorinox_am" name account_manager; "ppc" names ppc_specialist.
+    """
+    words = held.assignment_role.split("_")
+    return bool(set(said.split("_")) & {*words, "".join(w[:1] for w in words)})
 
 
 async def _removes(args: RemovalArgs, ctx: ToolContext) -> str:
