@@ -85,7 +85,7 @@ def fill(
             texts = times or _texts(
                 arg, about, arg in required, ask, mentions, now, before, told, turn.times, prose
             )
-            texts += [r for r in records if r not in texts and labels(arg, r, said)]  # "space X"
+            texts = [*texts, *(r for r in records if r not in texts and labels(arg, r, said))]
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
             choices = [t for t in texts if fits(t, options) and t not in empty]
             choices = _fullest(choices, tool, records, said) if prose else choices
