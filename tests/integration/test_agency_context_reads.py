@@ -55,6 +55,10 @@ async def test_client_context_holds_the_whole_pack(tool_ctx) -> None:
     assert pack["memory_notes"] == [
         {"note": "Thorinox caps coupon discounts at 15%.", "confidence": 0.9, "source": "meeting"}
     ]
+    shown = get_client_context.shows.read(pack)  # type: ignore[union-attr]
+    assert shown is not None and ("assignments", ["Grace Hopper (account manager)"]) in [
+        (label, [v for v in value if v.startswith("Grace")]) for label, value in shown.rows[0]
+    ]  # a person reads who does what, not the names alone
 
 
 async def test_client_context_truncates_to_a_tiny_budget(tool_ctx) -> None:

@@ -151,7 +151,7 @@ def _fit(pack: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         fields=(
             "client.name",
             "client.notes",
-            "assignments.person",
+            "assignments.person+role",
             "brands.name",
             "tasks.title",
             "memory_notes.note",
