@@ -203,9 +203,11 @@ def _stems(name: str) -> set[str]:
 def _said(query: str, word: str) -> bool:
     """Whether `query` writes `word` as a word of its own, capitalized as it is spelled.
 
-    A message written all in lower case says nothing by its case: there "maya" is Maya.
+    A message that capitalizes no word after its first but abbreviations ("AM", "PPC") says
+    nothing by its case: there "maya" is Maya, as in one written all in lower case.
     """
-    flags = 0 if any(c.isupper() for c in query) else re.IGNORECASE
+    cased = any(w[:1].isupper() and not w.isupper() for w in _WORD.findall(query)[1:])
+    flags = 0 if cased else re.IGNORECASE
     found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query, flags)
     return word[:1].isupper() and found is not None
 
