@@ -75,6 +75,7 @@ def fill(
             # a filter takes a date a result holds only when the message says a time
             held = dates(arg, now if arg in required or own_time else {arg: now.get(arg, [])})
             choices = [*(held or ([] if own_time else earlier) or goes_on)]
+            goes_on += held if own_time else []  # its own time is meant ("due next friday")
         elif kinds and kinds <= {"integer", "number"}:
             got = _numbers(said, turn) + [v for v in now.get(arg, []) if not isinstance(v, str)]
             choices = [n for n in dict.fromkeys(got or before.get(arg, [])) if fits(n, options)]
@@ -186,8 +187,9 @@ def _texts(
     meant = [str(v) for _, v in back or () if described and v not in other]
     if required:  # a record of the kind the one before had (only it when "their"), or any span
         kept = [v for kind in described for v in before.get(kind, []) if isinstance(v, str)]
-        records = {bare(w) for names in mentions.values() for n in names for w in n.split()}
-        said = spans(ask, JOINING_WORDS | records | {""}) if prose else spans(ask)
+        # a record named whole ends a clause, a word of its name alone not ("the cutlery reviews")
+        cuts = {bare(w) for ns in mentions.values() for n in ns if says(ask, n) for w in n.split()}
+        said = spans(ask, JOINING_WORDS | cuts | {""}) if prose else spans(ask)
         spoken = [s for s in said if not _NUMBER.fullmatch(s)]
         message = [s for s in spoken if list(times(s)) != [(0, len(s))]]  # a time alone: no text
         names = name_spans(ask, mentions, times) if "name" in about.casefold() else []

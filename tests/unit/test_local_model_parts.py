@@ -1128,3 +1128,31 @@ def test_a_record_said_right_after_an_arguments_name_is_offered_to_it() -> None:
     assert offered.choices["destination_space"] == ["Acme"]
     assert "destination_space" in offered.said
     assert offered.choices["client"] == ["Acme"]
+
+
+def test_a_time_the_message_says_is_written_to_its_date_argument() -> None:
+    """An optional date is written, not left to the model, when the message says its time."""
+    week = {"hint": "next fri", "check_in": "2026-12-04", "check_out": "2026-12-05", "nights": 1}
+    read = [Result("resolve_date_hint", json.dumps(week), False)]
+    asked = turn(
+        "task for Acme: re-shoot the oat photos, due next friday",
+        [Call("resolve_date_hint", {"hint": "next friday"})],
+        read,
+    )
+    offered = fill(parameters("create_task"), asked, {**KINDS, "client": ["Acme"]}, "create_task")
+    assert offered.choices["due_date"] == ["2026-12-04"] and "due_date" in offered.said
+    looked = Call("get_client_context", {"client": "Acme"})
+    found = {"client": {"name": "Acme"}, "tasks": [{"due_date": "2026-12-04"}]}
+    unsaid = turn(
+        "what's Acme working on?", [looked], [Result(looked.name, json.dumps(found), False)]
+    )
+    assert "due_before" not in fill(parameters("list_tasks"), unsaid, KINDS).said
+
+
+def test_a_word_of_a_records_name_said_alone_does_not_cut_a_title() -> None:
+    kinds = {**KINDS, "client": ["Acme"], "brand": ["Acme Oats"]}
+    asked = turn("new task for Acme: answer the oats reviews on the storefront")
+    titles = fill(parameters("create_task"), asked, kinds, "create_task").choices["title"]
+    # "oats" found the brand, and is a word of the title: no clause starts after it
+    assert titles[0] == "answer the oats reviews on the storefront"
+    assert "reviews on the storefront" not in titles
