@@ -172,10 +172,8 @@ def says(text: str, value: str) -> list[tuple[int, int]]:
 
 def names(text: str, record: str) -> list[tuple[int, int]]:
     """Where `text` names `record`: not as the first word of a name of its own ("Thorinox Pans")."""
-    after = [(a, b, text[b:]) for a, b in says(text, record)]
-    return [
-        (a, b) for a, b, rest in after if not (rest[:1].isspace() and rest.lstrip()[:1].isupper())
-    ]
+    after = [(a, b, text[b:]) for a, b in says(text, record)]  # and what follows it
+    return [(a, b) for a, b, r in after if not (r[:1].isspace() and r.lstrip()[:1].isupper())]
 
 
 def _picked(node: Any, text: str) -> list[Any]:

@@ -40,7 +40,9 @@ def fill(
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
     leans = not own_words(turn, mentions, argument_terms(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
-    told = [(k, v) for k in found for v in found[k] if says(prior.ask, str(v))] if back else None
+    picks = prior.values(prior.ask, about=False).get("name", [])  # the record it asked about
+    named_before = [(k, v) for k in found for v in found[k] if says(prior.ask, str(v))]
+    told = ([("name", v) for v in picks] or named_before) if back else None
     calls = prior.calls
     answers = tool in {*prior.asked, *(c.name for c in calls)}  # "open a task" picks no open task
     asked = prior.values(picked_by=turn.ask if answers else "", about=leans or back)

@@ -1156,3 +1156,16 @@ def test_a_word_of_a_records_name_said_alone_does_not_cut_a_title() -> None:
     # "oats" found the brand, and is a word of the title: no clause starts after it
     assert titles[0] == "answer the oats reviews on the storefront"
     assert "reviews on the storefront" not in titles
+
+
+def test_a_pronoun_after_an_answer_is_the_record_the_ask_before_asked_about() -> None:
+    team = [
+        {"name": "Jo Kim", "title": "Lead", "assignment_role": "account_manager"},
+        {"name": "Ann Lee", "title": "Analyst", "assignment_role": "analyst"},
+    ]
+    found = {"status": "found", "client": {"name": "Acme", "team": team}}
+    asked = Call("lookup_client", {"query": "Acme"})
+    kinds = {**KINDS, "client": ["Acme"], "team_member": []}
+    her = follow_up("ok remove her from Acme", "who's the account manager on Acme?", asked, found)
+    offered = fill(parameters("remove_assignment"), her, kinds, "remove_assignment")
+    assert offered.choices["person"] == ["Jo Kim"]  # not the role the ask said
