@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from app.eval.workspace import build_template, workspace_settings
@@ -254,7 +255,8 @@ def render(result: LocalModelResult) -> list[str]:
         )
     lines += [
         f"- capped turns: {sum(t.outcome.status == 'capped' for t in every)}; "
-        f"run on commit {result.commit or 'unknown'}.",
+        f"run on commit {result.commit or 'unknown'}, llama-cpp-python {_llama_version()} "
+        f"(the model's numbers move a little with its build).",
         "",
         "| set | ask | expected | called | verdict | s | answer |",
         "|---|---|---|---|---|---|---|",
@@ -269,6 +271,13 @@ def render(result: LocalModelResult) -> list[str]:
                 f"| {t.seconds:.1f} | {answer} |"
             )
     return lines
+
+
+def _llama_version() -> str:
+    try:
+        return metadata.version("llama-cpp-python")
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def _verdict(met: bool, target: str) -> str:
