@@ -40,8 +40,8 @@ def fill(
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
     leans = not own_words(turn, mentions, argument_terms(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
-    picks = prior.values(prior.ask, about=False).get("name", [])  # the record it asked about
-    named_before = [(k, v) for k in found for v in found[k] if says(prior.ask, str(v))]
+    picks = prior.values(prior.ask, about=False).get("name", []) if back else []  # its record
+    named_before = [(k, v) for k in found for v in found[k] if back and says(prior.ask, str(v))]
     told = ([("name", v) for v in picks] or named_before) if back else None
     calls = prior.calls
     answers = tool in {*prior.asked, *(c.name for c in calls)}  # "open a task" picks no open task

@@ -113,14 +113,14 @@ async def _removed(
 
     A role said short is the held role it names ("am", "ppc", "manager": `_names`).
     """
-    rows = list(await session.scalars(_held(client, person, role)))
+    held = list(await session.scalars(_held(client, person)))  # a few rows: read once
+    rows = [a for a in held if role in (None, a.assignment_role)]
     if role and not rows:
-        rows = [a for a in await session.scalars(_held(client, person)) if _names(role, a)]
+        rows = [a for a in held if _names(role, a)]
     if len(rows) != 1:
-        held = ", ".join(a.assignment_role for a in await session.scalars(_held(client, person)))
+        roles = ", ".join(a.assignment_role for a in held) or "none"
         which = f"is not {role}" if role else f"holds {'several roles' if rows else 'no role'}"
-        held = held or "none"
-        raise ValueError(f"{person.name} {which} on {client.name}; their roles there: {held}")
+        raise ValueError(f"{person.name} {which} on {client.name}; their roles there: {roles}")
     return rows[0]
 
 
