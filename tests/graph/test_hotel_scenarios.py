@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 
 from graph.runner import TurnRequest
-from tests.support.hotel import TOOL_DELAY_S, hotel_registry
+from tests.support.hotel import hotel_registry
 
 TODAY = "2026-11-22"
 
@@ -40,9 +40,10 @@ def assert_overlapped(events: list[dict], names: list[str]) -> None:
     assert len(results) == len(names)
     latest_start = max(e["started"] for e in results)
     earliest_finish = min(e["finished"] for e in results)
+    # Run one after another, the later call would start only after the earlier one
+    # finished; how long the wave took in all is left to the bench, since a busy
+    # machine stretches it.
     assert latest_start < earliest_finish, "the wave's calls did not overlap"
-    wall = max(e["finished"] for e in results) - min(e["started"] for e in results)
-    assert wall < TOOL_DELAY_S * 2
 
 
 async def test_dates_known_one_wave(
