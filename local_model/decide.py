@@ -17,6 +17,7 @@ from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.spans import BACK, bare
 from local_model.values import argument_terms, date_arguments, dates, fill, own_words
 
+Ranked = list[tuple[str, float]]  # classes by probability, likeliest first
 CLOSE = 0.0
 """Margin under which both likeliest tools are asked: cross-validated, bench/step_thresholds."""
 SURE_OF_CHANGE = 0.25
@@ -113,9 +114,7 @@ class Decider:
         why = f"{best} {p1:.2f}" if chosen == best else f"{chosen}, as {best} lacks a value"
         return self._toward(offer, chosen, ranked, why)
 
-    def _past_small_talk(
-        self, offer: _Offer, ranked: list[tuple[str, float]]
-    ) -> tuple[_Offer, list[tuple[str, float]]]:
+    def _past_small_talk(self, offer: _Offer, ranked: Ranked) -> tuple[_Offer, Ranked]:
         """A message that opens with small talk and then asks ("thanks! who runs X?"): the ask."""
         by_name, mentions, turn = offer.by_name, offer.hints.mentions, offer.turn
         for lead, rest in clauses(turn.ask):
@@ -131,7 +130,7 @@ class Decider:
                     return _saying(offer, rest), again
         return offer, ranked
 
-    def _after(self, offer: _Offer, ranked: list[tuple[str, float]]) -> Step:
+    def _after(self, offer: _Offer, ranked: Ranked) -> Step:
         """After a result: its own words, or the next call asked, which the results give a value."""
         turn, by_name, hints = offer
         latest = turn.now.results[-1]
@@ -161,7 +160,7 @@ class Decider:
         question = ask_for(missing, summary(by_name[goal]))
         return Step(reply=question, why=f"{goal} lacks {missing}", asked=(goal,))
 
-    def _toward(self, offer: _Offer, name: str, ranked: list[tuple[str, float]], why: str) -> Step:
+    def _toward(self, offer: _Offer, name: str, ranked: Ranked, why: str) -> Step:
         """Call `name`, or first a date reader when it needs dates the turn does not hold."""
         turn, by_name, hints = offer
         tool, parameters = by_name[name], _parameters(by_name[name])
@@ -181,7 +180,7 @@ class Decider:
             return Step(reply=ask_for(missing, summary(tool)), why=why, asked=(name,))
         return Step(tool=tool, why=why)
 
-    def _rank(self, offer: _Offer, may_reply: bool) -> list[tuple[str, float]]:
+    def _rank(self, offer: _Offer, may_reply: bool) -> Ranked:
         """The offered tools (and kinds of small talk) by probability for the message."""
         turn, by_name, hints = offer
         classes = {n: (*hints.examples.get(n, ()), summary(t)) for n, t in by_name.items()}
@@ -231,7 +230,7 @@ class Decider:
         return bool(GOES_ON.match(text)) or dict(self._intents.rank(said, FOLLOW_UP))["on"] > 0.5
 
 
-def _fillable(offer: _Offer, best: str, ranked: list[tuple[str, float]]) -> str:
+def _fillable(offer: _Offer, best: str, ranked: Ranked) -> str:
     """The look-up to call: the likeliest one the message fills, when `best` lacks a value.
 
     "Which brands does Acme own?" names no brand to resolve; the brand list answers it. A change
@@ -240,9 +239,8 @@ def _fillable(offer: _Offer, best: str, ranked: list[tuple[str, float]]) -> str:
     turn, by_name, hints = offer
 
     def lacks(name: str) -> bool:
-        parameters = _parameters(by_name[name])
-        missing = fill(parameters, turn, hints.mentions, name).missing
-        return bool(set(missing) - set(date_arguments(parameters)))
+        missing = fill(schema := _parameters(by_name[name]), turn, hints.mentions, name).missing
+        return bool(set(missing) - set(date_arguments(schema)))
 
     if best in hints.changing or not lacks(best):
         return best

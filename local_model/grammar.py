@@ -28,10 +28,8 @@ def call_grammar(
     from llama_cpp.llama_grammar import LlamaGrammar
 
     schema = dereference_refs(dict(parameters))
-    markers = {
-        f"@@{i}@@": [json.dumps(v, ensure_ascii=False) for v in values]
-        for i, values in enumerate(choices.values())
-    }
+    values = [[json.dumps(v, ensure_ascii=False) for v in vs] for vs in choices.values()]
+    markers = {f"@@{i}@@": texts for i, texts in enumerate(values)}
     properties = {arg: {"enum": [marker]} for arg, marker in zip(choices, markers, strict=True)}
     required = [arg for arg in [*(schema.get("required") or []), *taken] if arg in properties]
     shape = {"type": "object", "properties": properties, "required": required}
@@ -61,8 +59,7 @@ def read_call(text: str, name: str) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict) or data.get("tool") != name:
         return None
-    args = data.get("args")
-    return tool_call(name, args if isinstance(args, dict) else {})
+    return tool_call(name, data["args"] if isinstance(data.get("args"), dict) else {})
 
 
 def tool_call(name: str, args: dict[str, Any]) -> dict[str, Any]:

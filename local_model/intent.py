@@ -185,8 +185,7 @@ def _tfidf(text: str, vocabulary: dict[str, int], idf: np.ndarray) -> np.ndarray
     for term, weight in _terms(text).items():
         if term in vocabulary:
             row[vocabulary[term]] = math.log1p(weight)
-    row *= idf
-    return row / (np.linalg.norm(row) or 1.0)
+    return (weighted := row * idf) / (np.linalg.norm(weighted) or 1.0)
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:

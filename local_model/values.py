@@ -92,6 +92,10 @@ def fill(
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
             choices = [t for t in texts if fits(t, options) and t not in empty]
             choices = _fullest(choices, tool, records, said) if prose else choices
+            # a word alone is no prose: "drop it" means the note the answer before showed
+            showed = [v for v in found.get(arg, []) if back and prose and fits(v, options)]
+            showed = showed if len(" ".join(map(str, choices)).split()) < 2 else []
+            choices = showed or choices or _swapped(again.get(arg), again, mentions)
         if choices:
             result.choices[arg] = choices
             # said: in words, or as a record named in part ("Linus's", "maya"), or kept
@@ -201,6 +205,14 @@ def _texts(
         return named or results or earlier or meant
     codes = any(_CODE.match(c) for c in given[:1])  # its first example: "e.g. 'amazon_us'"
     return results or name_spans(ask, mentions, times, codes=codes) or earlier
+
+
+def _swapped(text: Any, was: Mapping[str, Any], mentions: Mapping[str, Any]) -> list[Plain]:
+    """The text the call before took, a record it gave said as the one the message names."""
+    for old, new in [(str(was.get(kind, "")), now[0]) for kind, now in mentions.items() if now]:
+        for start, end in reversed(says(text, old) if isinstance(text, str) else []):
+            text = f"{text[:start]}{new}{text[end:]}"
+    return [text] if isinstance(text, str) else []
 
 
 def _records_of(arg: str, prop: Any, mentions: Mapping[str, Sequence[str]]) -> list[str]:

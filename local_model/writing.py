@@ -6,12 +6,12 @@ A call the message did not really give becomes a question instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Times, Turn, says
+from local_model.conversation import Times, Turn, iso_day, says
 from local_model.decide import Hints, summary
 from local_model.fitting import labels
 from local_model.grammar import call_grammar, read_call, tool_call
@@ -95,13 +95,10 @@ def _the_request(value: str, tool: str, said: str, changes: bool) -> bool:
 def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, Any]:
     """Two date arguments written the same day become that day's one night."""
     first, *rest = date_arguments(parameters) or [""]
-    if not rest or args.get(first) is None or args.get(first) != args.get(rest[0]):
+    day = iso_day(str(args.get(first)))
+    if not rest or day is None or args.get(first) != args.get(rest[0]):
         return args
-    try:
-        after = date.fromisoformat(str(args[first])) + timedelta(days=1)
-    except ValueError:
-        return args
-    return {**args, rest[0]: after.isoformat()}
+    return {**args, rest[0]: (day + timedelta(days=1)).isoformat()}
 
 
 def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:

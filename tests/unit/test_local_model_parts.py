@@ -1169,3 +1169,29 @@ def test_a_pronoun_after_an_answer_is_the_record_the_ask_before_asked_about() ->
     her = follow_up("ok remove her from Acme", "who's the account manager on Acme?", asked, found)
     offered = fill(parameters("remove_assignment"), her, kinds, "remove_assignment")
     assert offered.choices["person"] == ["Jo Kim"]  # not the role the ask said
+
+
+def test_the_same_search_for_another_record_swaps_the_record_in_what_it_searched() -> None:
+    searched = Call("search_kb", {"query": "Brackwater returns policy", "client": "Brackwater"})
+    found = {"query": "Brackwater returns policy", "documents": []}
+    other = follow_up(
+        "and Quillon?", "Brackwater returns policy written anywhere?", searched, found
+    )
+    named = {**KINDS, "client": ["Quillon"]}
+    offered = fill(parameters("search_kb"), other, named, "search_kb")
+    assert offered.choices["query"] == ["Quillon returns policy"]
+    assert offered.choices["client"] == ["Quillon"]
+    # Before, the search had nothing to search for: the message says no words of its own.
+    assert "query" not in offered.missing
+
+
+def test_a_note_said_as_a_pronoun_is_the_one_the_answer_before_showed() -> None:
+    shown = Call("get_client_context", {"client": "Brackwater"})
+    found = {"client": "Brackwater", "memory_notes": [{"note": "Invoices go to Ida Vo."}]}
+    drop = follow_up("drop it", "what do we keep on Brackwater?", shown, found)
+    offered = fill(parameters("forget_client_note"), drop, KINDS, "forget_client_note")
+    assert offered.choices["note"] == ["Invoices go to Ida Vo."]
+    # A note said in words of its own is that note, not one the answer showed.
+    kept = follow_up("remember it pays in euros", "what do we keep on Brackwater?", shown, found)
+    offered = fill(parameters("remember_client_note"), kept, KINDS, "remember_client_note")
+    assert "Invoices go to Ida Vo." not in offered.choices["note"]
