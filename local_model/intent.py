@@ -76,8 +76,7 @@ class Embedder:
             vector = self._vectors.get(name, self._recent.get(name))
             if vector is None:
                 tokens = self._llama.embed(PROMPTS[prompt].format(text))
-                raw = np.asarray(tokens[-1], np.float32)  # the last token's state
-                vector = raw / (np.linalg.norm(raw) or 1.0)
+                vector = _unit(np.asarray(tokens[-1:], np.float32))[0]  # the last token's state
                 if keep:
                     self._vectors[name] = vector
                     self._unsaved += 1

@@ -1195,3 +1195,9 @@ def test_a_note_said_as_a_pronoun_is_the_one_the_answer_before_showed() -> None:
     kept = follow_up("remember it pays in euros", "what do we keep on Brackwater?", shown, found)
     offered = fill(parameters("remember_client_note"), kept, KINDS, "remember_client_note")
     assert "Invoices go to Ida Vo." not in offered.choices["note"]
+
+
+def test_a_count_said_in_words_is_written_like_one_in_digits() -> None:
+    for said in ("a room for our party of three, Jan 5-7", "a room for our party of 3, Jan 5-7"):
+        offered = fill(parameters("get_availability"), turn(said), KINDS, "get_availability")
+        assert offered.choices["guests"] == [3] and "guests" in offered.said, said
