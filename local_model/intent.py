@@ -125,8 +125,8 @@ class Intents:
         """Every class with its probability for `text`, most likely first."""
         # In any order: the offered tools come ranked for each message, the classes do not.
         key = tuple(sorted((name, tuple(examples)) for name, examples in classes.items()))
-        model = self._trained.pop(key, None) or self._train(key)
-        self._trained[key] = model  # the latest last: the least recently used goes first
+        # the latest last: the least recently used goes first
+        self._trained[key] = model = self._trained.pop(key, None) or self._train(key)
         while len(self._trained) > TRAINED:
             del self._trained[next(iter(self._trained))]
         votes = [_softmax(_nearest(model, text) / NEAREST_TEMPERATURE)]
@@ -145,10 +145,9 @@ class Intents:
         centers, weights = [], []
         for prompt in range(len(PROMPTS)):
             vectors = self._embedder.embed(examples, prompt, keep=True)
-            center = vectors.mean(axis=0)
+            centers.append(center := vectors.mean(axis=0))
             design = _with_bias(_unit(vectors - center))
             gram = design.T @ design + RIDGE * np.eye(design.shape[1])
-            centers.append(center)
             weights.append(np.linalg.solve(gram, design.T @ targets))
         self._embedder.save()
         counts = Counter(t for example in examples for t in _terms(example))

@@ -36,14 +36,14 @@ def fill(
     required, props = set(schema.get("required") or []), schema.get("properties") or {}
     stay = turn.stated[0] if len(turn.stated) == 1 else {}  # of several, each has its call
     now: dict[str, list[Plain]] = {**{a: [v] for a, v in stay.items()}, **turn.now.values()}
-    prior = turn.before or Exchange("", (), ())  # of its values, those its ask named are meant
+    calls = (prior := turn.before or Exchange("", (), ())).calls
+    # of the exchange before's values, those its ask named are meant
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
     leans = not own_words(turn, mentions, argument_terms(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
     picks = prior.values(prior.ask, about=False).get("name", []) if back else []  # its record
     named_before = [(k, v) for k in found for v in found[k] if back and says(prior.ask, str(v))]
     told = ([("name", v) for v in picks] or named_before) if back else None
-    calls = prior.calls
     answers = tool in {*prior.asked, *(c.name for c in calls)}  # "open a task" picks no open task
     asked = prior.values(picked_by=turn.ask if answers else "", about=leans or back)
     if not (leans or back):  # a request of its own takes from another tool's call only records

@@ -769,6 +769,21 @@ def test_after_the_dates_are_read_the_tool_that_needed_them_is_called() -> None:
     assert "check in and check out" in step({"get_availability": 0.9}, "", turn=failed).reply
 
 
+def test_a_time_read_for_a_likely_look_up_that_takes_dates_goes_on_to_it() -> None:
+    friday = {"hint": "thu", "check_in": "2026-11-26", "check_out": "2026-11-27", "nights": 1}
+    read = turn(
+        "which tickets fall due ahead of thursday?",
+        [Call("resolve_date_hint", {"hint": "thursday"})],
+        [Result("resolve_date_hint", json.dumps(friday), False)],
+    )
+    # The reader was likelier, but the task list holds more than a quarter: it was the aim.
+    listed = step({"resolve_date_hint": 0.6, "list_tasks": 0.35}, "", turn=read)
+    assert listed.tool is not None and listed.tool["function"]["name"] == "list_tasks"
+    # A reader alone asked for ("what date is it?") shows its dates.
+    shown = step({"resolve_date_hint": 0.9, "list_tasks": 0.05}, "", turn=read)
+    assert shown.tool is None and "2026-11-26" in shown.reply
+
+
 def test_a_look_up_answered_is_not_followed_by_another_that_only_the_message_fills() -> None:
     tasks = {"tasks": [{"title": "Bin lid labels", "assignee": "Rivka Stein", "status": "open"}]}
     looked = turn(
