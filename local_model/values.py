@@ -65,7 +65,7 @@ def fill(
         options = alternatives(prop)
         kinds = {str(a.get("type")) for a in options}
         enum = [v for a in options for v in a.get("enum", [])]
-        choices, goes_on = list[Plain](), list[Plain]()
+        choices, meant = list[Plain](), list[Plain]()  # meant: said, though not as written
         if enum:
             kept = [] if arg in required else [v for v in before.get(arg, []) if v in enum]
             choices = [v for v in enum if says(said, str(v))] or kept
@@ -73,14 +73,14 @@ def fill(
             earlier = dates(arg, before) if arg in required else before.get(arg, [])
             # a time of its own read apart from its start ("for 3 nights") goes on from the stay
             apart = own_time and arg not in required
-            goes_on = [*dates(arg, {arg: found.get(arg, [])})] if apart else []
+            meant = [*dates(arg, {arg: found.get(arg, [])})] if apart else []
             # a filter takes a date a result holds only when the message says a time
             held = dates(arg, now if arg in required or own_time else {arg: now.get(arg, [])})
-            choices = [*(held or ([] if own_time else earlier) or goes_on)]
-            goes_on += held if own_time else []  # its own time is meant ("due next friday")
+            choices = [*(held or ([] if own_time else earlier) or meant)]
+            meant += held if own_time else []  # its own time is meant ("due next friday")
         elif kinds and kinds <= {"integer", "number"}:
-            goes_on = _numbers(said, turn)  # a number it says, in words too ("a family of four")
-            got = goes_on + [v for v in now.get(arg, []) if not isinstance(v, str)]
+            meant = _numbers(said, turn)  # a number it says, in words too ("a family of four")
+            got = meant + [v for v in now.get(arg, []) if not isinstance(v, str)]
             choices = [n for n in dict.fromkeys(got or before.get(arg, [])) if fits(n, options)]
         elif kinds == {"string"}:
             about = str(prop.get("description") or "")
@@ -100,7 +100,7 @@ def fill(
         if choices:
             result.choices[arg] = choices
             # said: in words, or as a record named in part ("Linus's", "maya"), or kept
-            known = [*_records_of(arg, prop, mentions), *picked.get(arg, []), *goes_on]
+            known = [*_records_of(arg, prop, mentions), *picked.get(arg, []), *meant]
             known += [again[arg]] if arg in again else []
             known += [str(v) for _, v in told or ()]
             if arg not in required and any(says(said, str(c)) or c in known for c in choices):

@@ -557,13 +557,15 @@ def test_a_record_a_result_is_about_stands_for_its_name() -> None:
     assert fill(parameters("lookup_client"), manager, KINDS).choices["query"][0] == "Thorinox"
 
 
+def read(ask: str, stay: dict[str, Any]) -> Turn:
+    """`ask`, whose time the date reader has read as `stay` this turn."""
+    found = [Result("resolve_date_hint", json.dumps(stay), False)]
+    return turn(ask, [Call("resolve_date_hint", {"hint": stay["hint"]})], found)
+
+
 def test_dates_come_from_results_and_numbers_not_from_times_or_read_phrases() -> None:
     stay = {"hint": "Dec 20-22", "check_in": "2026-12-20", "check_out": "2026-12-22", "nights": 2}
-    now = turn(
-        "bok a Double Queen for Ana Novak Dec 20-22",
-        [Call("resolve_date_hint", {"hint": "Dec 20-22"})],
-        [Result("resolve_date_hint", json.dumps(stay), False)],
-    )
+    now = read("bok a Double Queen for Ana Novak Dec 20-22", stay)
     offered = fill(parameters("create_booking"), now, {**KINDS, "room_type": ["Double Queen"]})
     assert offered.choices["check_in"] == ["2026-12-20"]
     assert offered.choices["check_out"] == ["2026-12-22"]
@@ -575,10 +577,6 @@ def test_a_day_read_as_one_night_is_that_day_for_a_date_of_another_name() -> Non
     """A day said alone reads as a night (in Friday, out Saturday); a due date is the Friday,
     a range's end stays offered ("due this week"), and a stay keeps both."""
     friday = {"hint": "fri", "check_in": "2026-11-27", "check_out": "2026-11-28", "nights": 1}
-
-    def read(ask: str, stay: dict[str, Any]) -> Turn:
-        found = [Result("resolve_date_hint", json.dumps(stay), False)]
-        return turn(ask, [Call("resolve_date_hint", {"hint": stay["hint"]})], found)
 
     kinds = {**KINDS, "client": ["Brackwater"]}
     offered = fill(
@@ -770,17 +768,13 @@ def test_after_the_dates_are_read_the_tool_that_needed_them_is_called() -> None:
 
 
 def test_a_time_read_for_a_likely_look_up_that_takes_dates_goes_on_to_it() -> None:
-    friday = {"hint": "thu", "check_in": "2026-11-26", "check_out": "2026-11-27", "nights": 1}
-    read = turn(
-        "which tickets fall due ahead of thursday?",
-        [Call("resolve_date_hint", {"hint": "thursday"})],
-        [Result("resolve_date_hint", json.dumps(friday), False)],
-    )
+    thursday = {"hint": "thursday", "check_in": "2026-11-26", "check_out": "2026-11-27"}
+    due = read("which tickets fall due ahead of thursday?", thursday)
     # The reader was likelier, but the task list holds more than a quarter: it was the aim.
-    listed = step({"resolve_date_hint": 0.6, "list_tasks": 0.35}, "", turn=read)
+    listed = step({"resolve_date_hint": 0.6, "list_tasks": 0.35}, "", turn=due)
     assert listed.tool is not None and listed.tool["function"]["name"] == "list_tasks"
     # A reader alone asked for ("what date is it?") shows its dates.
-    shown = step({"resolve_date_hint": 0.9, "list_tasks": 0.05}, "", turn=read)
+    shown = step({"resolve_date_hint": 0.9, "list_tasks": 0.05}, "", turn=due)
     assert shown.tool is None and "2026-11-26" in shown.reply
 
 
