@@ -106,7 +106,9 @@ async def test_hanukkah_spelling_variants(spelling: str) -> None:
     assert result["start"] == "2026-12-05"
 
 
-@pytest.mark.parametrize("spelling", ["Christmas", "xmas", "christmas day", "Christmas Day"])
+@pytest.mark.parametrize(
+    "spelling", ["Christmas", "xmas", "christmas day", "Christmas Day", "Xmas Day"]
+)
 async def test_christmas(spelling: str) -> None:
     result = await call(resolve_holiday, {"holiday_name": spelling}, NOV_22_2026)
 
@@ -114,6 +116,14 @@ async def test_christmas(spelling: str) -> None:
     assert (result["start"], result["end"], result["days"]) == ("2026-12-25", "2026-12-25", 1)
     assert result["source_calendar"] == "US"
     assert "note" not in result
+
+
+async def test_an_alias_with_day_after_it_is_no_misspelling_of_another_day() -> None:
+    result = await call(resolve_holiday, {"holiday_name": "xmas day"}, NOV_22_2026)
+
+    assert result["holiday"] == "Christmas Day"  # not May Day, the closest spelling
+    may_day = await call(resolve_holiday, {"holiday_name": "may day", "year": 2027}, NOV_22_2026)
+    assert may_day["holiday"] == "May Day"
 
 
 @pytest.mark.parametrize("spelling", ["Thanksgiving", "thanksgiving day", "Thanksgivng"])

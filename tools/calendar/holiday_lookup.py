@@ -57,7 +57,8 @@ class Holiday:
 def find_holiday(holiday_name: str, sources: tuple[str, ...], year: int) -> Holiday:
     """Match a name against each calendar in turn: exactly, by alias, then by spelling."""
     key = _normalize(holiday_name)
-    candidates = (key, ALIASES.get(key, key), f"{key} day")
+    bare = key.removesuffix(" day")  # "xmas day" is an alias too, not a misspelled "May Day"
+    candidates = (key, ALIASES.get(key, key), ALIASES.get(bare, key), f"{key} day")
     for source in sources:
         names = _names(source, year)
         for candidate in candidates:
