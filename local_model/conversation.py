@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -13,7 +12,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from local_model.spans import EDGE, FUNCTION_WORDS, unpossessive
+
 Plain = str | int | float
+Mentions = Mapping[str, Sequence[str]]  # the workspace records a message names, by kind
 ASKED = "local_asked"  # the `response_metadata` key of the tools a question asked about
 
 
@@ -157,9 +159,11 @@ def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:
                 calls.append(Call(call["name"], dict(call.get("args") or {})))
         elif isinstance(message, ToolMessage):
             name = message.name or names.get(message.tool_call_id, "tool")
-            results.append(Result(name, str(message.text), message.status == "error"))
-            if results[-1].leaves_choice:
-                asked.append(name)  # "the Acme one" answers it
+            # a change proposed and moved on from was never decided: it holds, a question open
+            aside = message.additional_kwargs.get("outcome") == "not_confirmed"
+            results.append(Result(name, str(message.text), message.status == "error" and not aside))
+            if results[-1].leaves_choice or aside:
+                asked.append(name)  # "the Acme one" answers it, and "the King Suite then" that
     return Exchange(ask, tuple(calls), tuple(results), tuple(asked))
 
 
@@ -177,15 +181,18 @@ def names(text: str, record: str) -> list[tuple[int, int]]:
 
 
 def _picked(node: Any, text: str) -> list[Any]:
-    """The records in `node` that `text` picks out of their list by a value only it holds."""
+    """The records in `node` that `text` picks out of their list by a word only it holds."""
     if isinstance(node, dict):
         return [r for value in node.values() for r in _picked(value, text)]
     if not isinstance(node, list):
         return []
     records = [r for r in node if isinstance(r, dict)]
-    held = Counter((k, v) for r in records for k, v in r.items() if isinstance(v, str))
-    only = [(k, v) for (k, v), n in held.items() if n == 1 and says(text, v)]
-    named = [r for r in records if any(r.get(k) == v for k, v in only)]
+    said = {unpossessive(w.strip(EDGE)) for w in text.split()}  # "amazon_us" whole, and its parts
+    words = {p.casefold() for w in said for p in (w, *w.split("_"))} - FUNCTION_WORDS - {""}
+    values = [[v.casefold() for v in r.values() if isinstance(v, str)] for r in records]
+    held = [{w for v in vs for w in (v, *v.replace("_", " ").split())} for vs in values]
+    only = [own - set().union(*(o for o in held if o is not own)) for own in held]
+    named = [r for r, own in zip(records, only, strict=True) if words & own]
     return named if len(named) == 1 else [r for item in node for r in _picked(item, text)]
 
 

@@ -145,7 +145,9 @@ class Decider:
             looks = [c.name for c in turn.before.calls if c.name in by_name]
             plain = [n for n in looks if n not in hints.readers | hints.changing]
             dated = [n for n in plain if date_arguments(_parameters(by_name[n]))]
-            goal = dated[-1] if dated else goal  # "make it 2 nights": the stay before, longer
+            # "make it 2 nights": the stay before, longer; or the change proposed for it again
+            aside = [n for n in turn.before.asked if n in hints.changing and n in by_name]
+            goal = (dated or aside or [goal])[-1]
         if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
             if dates or not goal:

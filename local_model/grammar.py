@@ -69,9 +69,7 @@ def tool_call(name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 def alternatives(prop: Any) -> list[dict[str, Any]]:
     """The non-null schemas a property may take (its `anyOf`, or itself)."""
-    if not isinstance(prop, dict):
-        return []
-    options = prop.get("anyOf", [prop])
+    options = prop.get("anyOf", [prop]) if isinstance(prop, dict) else []
     return [a for a in options if isinstance(a, dict) and a.get("type") != "null"]
 
 

@@ -77,12 +77,11 @@ class Embedder:
             if vector is None:
                 tokens = self._llama.embed(PROMPTS[prompt].format(text))
                 vector = _unit(np.asarray(tokens[-1:], np.float32))[0]  # the last token's state
-                if keep:
-                    self._vectors[name] = vector
-                    self._unsaved += 1
-                else:  # a message is ranked among several sets of classes: kept a while
-                    self._recent = self._recent if len(self._recent) < RECENT else {}
-                    self._recent[name] = vector
+                # a message is ranked among several sets of classes: kept a while, not saved
+                if not keep and len(self._recent) >= RECENT:
+                    self._recent = {}
+                (self._vectors if keep else self._recent)[name] = vector
+                self._unsaved += keep
             rows.append(vector)
         return np.vstack(rows)
 

@@ -7,9 +7,9 @@ records it names said as their kinds (the tools' examples name other records).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-from local_model.conversation import Turn, names
+from local_model.conversation import Mentions, Turn, names
 from local_model.spans import FUNCTION_WORDS, bare
 
 REQUEST = re.compile(
@@ -36,9 +36,7 @@ def clauses(text: str) -> list[tuple[str, str]]:
     return [(" ".join(words[:i]), " ".join(words[i:])) for i in cuts]
 
 
-def masked(
-    text: str, mentions: Mapping[str, Sequence[str]], read_as: Mapping[str, str] | None = None
-) -> str:
+def masked(text: str, mentions: Mentions, read_as: Mapping[str, str] | None = None) -> str:
     """The message with each record it names read as its kind, or as `read_as` names the kind.
 
     "About Distex" reads "about client", or "about Acme" when the pack reads clients so: the
@@ -60,8 +58,7 @@ def answered(turn: Turn, own: set[str]) -> tuple[set[str], set[str]]:
     result's records (several brands of one name) by one that adds at most a word of its own
     too ("I meant the Distex one"), not by a request of its own ("make a task for Distex …").
     """
-    before = turn.before
-    if before is None:
+    if (before := turn.before) is None:
         return set(), set()
     called = {call.name for call in before.calls}
     held = {bare(w) for found in before.values().values() for v in found for w in str(v).split()}

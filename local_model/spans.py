@@ -19,7 +19,7 @@ _CONTENTFUL = "i he she you we they one any some all"  # words that name nothing
 JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 """Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
 # pronouns that refer back to what the thread named before ("fix them", "is he free")
-BACK = frozenset({"it", "its", "they", "them", "their", "he", "him", "his", "she", "her"})
+BACK = frozenset({"it", "its", "they", "them", "their", "he", "him", "his", "she", "her", "same"})
 CUT = "\x00"
 _STOPS = ",;:!?()–—"  # punctuation that ends a clause (a dash set apart: "Acme – call Jo")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.utils.json_schema import dereference_refs
 
-from local_model.conversation import Exchange, Plain, Times, Turn, iso_day, names, says
+from local_model.conversation import Exchange, Mentions, Plain, Times, Turn, iso_day, names, says
 from local_model.fitting import Fill, fits, labelled, labels
 from local_model.grammar import alternatives
 from local_model.spans import BACK, CUT, EDGE, FUNCTION_WORDS, JOINING_WORDS, bare, spans
@@ -23,9 +23,7 @@ _NUMBER = re.compile(rf"(?i)(?<![\w.-])(?:\d+(?:\.\d+)?|{'|'.join(COUNTS)})(?![\
 _CODE = re.compile(r"^\w*(?:_|\d)\w*$")  # a word that reads as an id ("amazon_ca", "B0CGP12345")
 
 
-def fill(
-    parameters: Mapping[str, Any], turn: Turn, mentions: Mapping[str, Sequence[str]], tool: str = ""
-) -> Fill:
+def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mentions, tool: str = "") -> Fill:
     """The values each argument of a call of `tool` with `parameters` may take in `turn`.
 
     A follow-up that leans on `tool`'s last call, or refers back to any call, keeps its arguments;
@@ -41,9 +39,9 @@ def fill(
     found = {k: _named(prior.ask, vs) or vs for k, vs in prior.values().items()}
     leans = not own_words(turn, mentions, argument_terms(schema))  # names and values only
     back = bool({bare(w) for w in turn.ask.split()} & BACK)  # it refers back ("fix them")
-    picks = prior.values(prior.ask, about=False).get("name", []) if back else []  # its record
+    referred = prior.values(prior.ask, about=False) if back else {}  # the records it picked
     named_before = [(k, v) for k in found for v in found[k] if back and says(prior.ask, str(v))]
-    told = ([("name", v) for v in picks] or named_before) if back else None
+    told = ([("name", v) for v in referred.get("name", [])] or named_before) if back else None
     answers = tool in {*prior.asked, *(c.name for c in calls)}  # "open a task" picks no open task
     asked = prior.values(picked_by=turn.ask if answers else "", about=leans or back)
     if not (leans or back):  # a request of its own takes from another tool's call only records
@@ -61,8 +59,7 @@ def fill(
     records = [n for names in mentions.values() for n in names]
     result = Fill()
     for arg, prop in props.items():
-        before = found if arg in required else asked
-        options = alternatives(prop)
+        before, options = (found if arg in required else asked), alternatives(prop)
         kinds = {str(a.get("type")) for a in options}
         enum = [v for a in options for v in a.get("enum", [])]
         choices, meant = list[Plain](), list[Plain]()  # meant: said, though not as written
@@ -89,6 +86,11 @@ def fill(
             texts = times or _texts(
                 arg, about, arg in required, ask, mentions, now, before, told, turn.times, prose
             )
+            # a name it does not say is the one its own call before gave ("stretch it to …")
+            gave = [str(c.args[arg]) for c in calls if c.name == tool and arg in c.args][-1:]
+            own = name_spans(said, mentions, turn.times) or _records_of(arg, prop, mentions)
+            gave = gave if (back or answers) and "name" in about.casefold() and not own else []
+            texts = gave or texts
             texts = [*texts, *(r for r in records if r not in texts and labels(arg, r, said))]
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
             choices = [t for t in texts if fits(t, options) and t not in empty]
@@ -96,7 +98,10 @@ def fill(
             # a word alone is no prose: "drop it" means the note the answer before showed
             showed = [v for v in found.get(arg, []) if back and prose and fits(v, options)]
             showed = showed if len(" ".join(map(str, choices)).split()) < 2 else []
-            choices = showed or choices or _swapped(again.get(arg), again, mentions)
+            # "same role", "his role": what the record referred to holds under the argument's name
+            refs = [f"{w} {arg.split('_')[-1]}" for w in BACK]
+            that = [v for v in referred.get(arg, []) if any(says(said, r) for r in refs)]
+            choices = that or showed or choices or _swapped(again.get(arg), again, mentions)
         if choices:
             result.choices[arg] = choices
             # said: in words, or as a record named in part ("Linus's", "maya"), or kept
@@ -110,7 +115,7 @@ def fill(
     return labelled(result, said, required, records)
 
 
-def own_words(turn: Turn, mentions: Mapping[str, Sequence[str]], values: Sequence[str]) -> set[str]:
+def own_words(turn: Turn, mentions: Mentions, values: Sequence[str]) -> set[str]:
     """The message's words but function words, names, numbers, records, `values` (plurals too)."""
     spoken = name_spans(turn.ask, {}, turn.times)  # a name's words are capitalized, each
     capitalized = [s for s in spoken if all(w[:1].isupper() for w in s.split())]
@@ -168,7 +173,7 @@ def _texts(
     about: str,
     required: bool,
     ask: str,
-    mentions: Mapping[str, Sequence[str]],
+    mentions: Mentions,
     now: dict[str, list[Plain]],
     before: dict[str, list[Plain]],
     back: Sequence[tuple[str, Plain]] | None,
@@ -216,21 +221,19 @@ def _swapped(text: Any, was: Mapping[str, Any], mentions: Mapping[str, Any]) -> 
     return [text] if isinstance(text, str) else []
 
 
-def _records_of(arg: str, prop: Any, mentions: Mapping[str, Sequence[str]]) -> list[str]:
+def _records_of(arg: str, prop: Any, mentions: Mentions) -> list[str]:
     """The records the message names that are of the kind `arg` takes."""
     kinds = [arg] if arg in mentions else _described(str(prop.get("description") or ""), mentions)
     return [n for kind in kinds for n in mentions.get(kind, [])]
 
 
-def _described(about: str, mentions: Mapping[str, Sequence[str]]) -> list[str]:
+def _described(about: str, mentions: Mentions) -> list[str]:
     """The kinds of record an argument's description says it names ("the client's name")."""
     text = about.casefold()
     return [k for k in mentions if "name" in text and k.replace("_", " ") in text]
 
 
-def name_spans(
-    text: str, mentions: Mapping[str, Sequence[str]], times: Times, *, codes: bool = False
-) -> list[str]:
+def name_spans(text: str, mentions: Mentions, times: Times, *, codes: bool = False) -> list[str]:
     """Names: capitalized spans, not a time or record (`codes`: ids too).
 
     One that opens the message counts only when each word is capitalized and none is a function

@@ -1210,3 +1210,90 @@ def test_a_count_said_in_words_is_written_like_one_in_digits() -> None:
     for said in ("a room for our party of three, Jan 5-7", "a room for our party of 3, Jan 5-7"):
         offered = fill(parameters("get_availability"), turn(said), KINDS, "get_availability")
         assert offered.choices["guests"] == [3] and "guests" in offered.said, said
+
+
+TEAM = {
+    "client": {
+        "name": "Brackwater",
+        "team": [
+            {
+                "name": "Wren Okoro",
+                "title": "Account manager",
+                "assignment_role": "account_manager",
+            },
+            {"name": "Ida Vo", "title": "SEO lead", "assignment_role": "seo_lead"},
+            {"name": "Tove Lind", "title": "Designer", "assignment_role": "designer"},
+        ],
+    }
+}
+
+
+def test_a_pronoun_is_the_person_a_word_only_their_record_holds_picked_out() -> None:
+    kinds = {**KINDS, "team_member": []}
+    team = Call("lookup_client", {"query": "Brackwater"})
+    for ask, person in (
+        ("Brackwater SEO person?", "Ida Vo"),
+        ("Wren's role on Brackwater?", "Wren Okoro"),
+    ):
+        off = follow_up("take her off it", ask, team, TEAM)
+        offered = fill(parameters("remove_assignment"), off, kinds, "remove_assignment")
+        assert offered.choices["person"] == [person], ask
+    # A word the records share, or none holds, picks nobody.
+    for ask in ("Brackwater team?", "who manages Brackwater?"):
+        off = follow_up("take her off it", ask, team, TEAM)
+        offered = fill(parameters("remove_assignment"), off, kinds, "remove_assignment")
+        assert offered.choices.get("person") != ["Wren Okoro"], ask
+
+
+def test_the_same_role_is_the_one_the_record_referred_to_holds() -> None:
+    kinds = {**KINDS, "team_member": [], "client": ["Quillon"]}
+    team = Call("lookup_client", {"query": "Brackwater"})
+    same = follow_up("put her on Quillon too, same role", "Brackwater SEO person?", team, TEAM)
+    offered = fill(parameters("assign_person"), same, kinds, "assign_person")
+    assert offered.choices["person"] == ["Ida Vo"]
+    assert offered.choices["assignment_role"] == ["seo_lead"]
+    # A role the message says is its own: no word that refers back comes before "role".
+    own = follow_up("put her on Quillon as designer", "Brackwater SEO person?", team, TEAM)
+    offered = fill(parameters("assign_person"), own, kinds, "assign_person")
+    assert offered.choices["assignment_role"] != ["seo_lead"]
+
+
+def set_aside(call: Call, ask: str, message: str) -> Turn:
+    """`message` sent while the change `call` proposed for `ask` waited: it was set aside."""
+    aside = ToolMessage(
+        "not run", tool_call_id="c1", name=call.name, status="error",
+        additional_kwargs={"outcome": "not_confirmed"},
+    )  # fmt: skip
+    return read_turn(
+        [
+            HumanMessage(ask),
+            AIMessage("", tool_calls=[{"name": call.name, "args": call.args, "id": "c1"}]),
+            aside,
+            HumanMessage(message),
+        ]
+    )
+
+
+def test_a_change_set_aside_by_a_correction_keeps_what_it_was_given() -> None:
+    booked = Call(
+        "create_booking",
+        {"room_type": "Queen", "check_in": "2026-12-14", "check_out": "2026-12-16",
+         "guest_name": "Sol Arce"},
+    )  # fmt: skip
+    longer = replace(set_aside(booked, "Sol Arce, Queen, Dec 14-16", "extend it, 4 nights"),
+                     times=times)  # fmt: skip
+    assert longer.before and not longer.before.results[0].failed
+    assert longer.before.asked == ("create_booking",)  # a question left open
+    reading = fill(parameters("resolve_date_hint"), longer, KINDS, "resolve_date_hint")
+    assert reading.choices["check_in"] == ["2026-12-14"]
+    offered = fill(
+        parameters("create_booking"), longer, {**KINDS, "room_type": []}, "create_booking"
+    )
+    assert offered.choices["guest_name"] == ["Sol Arce"]
+    # A name the correction says is its own.
+    other = replace(set_aside(booked, "Sol Arce, Queen, Dec 14-16", "make it for Ana Ruiz"),
+                    times=times)  # fmt: skip
+    offered = fill(
+        parameters("create_booking"), other, {**KINDS, "room_type": []}, "create_booking"
+    )
+    assert offered.choices["guest_name"] == ["Ana Ruiz"]
