@@ -136,9 +136,6 @@ class Decider:
         latest = turn.now.results[-1]
         goal = ranked[0][0] if ranked[0][0] in by_name else ""
         called = {call.name for call in turn.now.calls}  # not called again after a result
-        if goal in called & hints.readers and not latest.failed:  # read toward a likely call
-            on = [n for n, p in ranked if p >= SURE_OF_CHANGE and n in by_name and n not in called]
-            goal = next((n for n in on if date_arguments(_parameters(by_name[n]))), goal)
         # A stay read from the stay before ("make it three nights") is checked again before
         # anything is changed for it: the asked change may rest on words it took for a name.
         if {goal} & (hints.readers | hints.changing) and turn.before and turn.went_on(latest.name):
@@ -148,6 +145,9 @@ class Decider:
             # "make it 2 nights": the stay before, longer; or the change proposed for it again
             aside = [n for n in turn.before.asked if n in hints.changing and n in by_name]
             goal = (dated or aside or [goal])[-1]
+        if goal in called & hints.readers and not latest.failed:  # read toward a likely call
+            on = [n for n, p in ranked if p >= SURE_OF_CHANGE and n in by_name and n not in called]
+            goal = next((n for n in on if date_arguments(_parameters(by_name[n]))), goal)
         if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
             if dates or not goal:

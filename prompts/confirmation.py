@@ -99,7 +99,7 @@ def nothing_to_carry_on() -> str:
 
 MEANINGS: dict[str, tuple[str, tuple[str, ...]]] = {
     "unrelated": (
-        "Set the change aside: the reply is about something else or unclear",
+        "Set the change aside: the reply is about something else, changes a detail, or is unclear",
         (
             "thanks!",
             "what's the weather tomorrow?",
@@ -108,11 +108,22 @@ MEANINGS: dict[str, tuple[str, tuple[str, ...]]] = {
             "remind me to call Bob",
             "thank you, I'll think about it",
             "I'm not sure",
+            "make it Friday instead",
+            "actually, the other room",
+            "change the title to Update photos",
+            "can it be three nights?",
         ),
     ),
     "approve": (
         "Go ahead with the change: the reply agrees",
-        ("yes, go ahead", "sounds good", "ok do it", "that's fine by me", "looks right"),
+        (
+            "yes, go ahead",
+            "sounds good",
+            "ok do it",
+            "that's fine by me",
+            "looks right",
+            "great, thanks, go ahead",
+        ),
     ),
     "reject": (
         "Drop the change: the reply declines",
@@ -151,8 +162,8 @@ def classify_system(descriptions: Sequence[str]) -> str:
         "A person was asked to approve a proposed change and replied; their reply is the "
         "next message. Call the tool that says what it means: approve (they clearly agree), "
         "reject (they clearly decline) or unrelated (anything else: a new question, a "
-        "different topic, an unclear answer). If you cannot call a tool, answer with that "
-        f"one word.\n\nProposed change(s):\n{listed}"
+        "different topic, a change to a detail, an unclear answer). If you cannot call a "
+        f"tool, answer with that one word.\n\nProposed change(s):\n{listed}"
     )
 
 

@@ -231,6 +231,8 @@ def test_tool_choice_none_replies_and_a_named_tool_is_called(model: BaseChatMode
         ("hmm, I'd rather not", "reject"),
         ("wait, who owns Garlic Press?", "unrelated"),
         ("thank you", "unrelated"),  # thanks is no consent to a change
+        ("put Maya on it instead", "unrelated"),  # a correction: set aside, answered anew
+        ("perfect, thanks - do it", "approve"),
     ],
 )
 def test_an_unclear_reply_to_a_proposal_is_read_by_its_meaning(

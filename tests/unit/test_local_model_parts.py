@@ -1297,3 +1297,22 @@ def test_a_change_set_aside_by_a_correction_keeps_what_it_was_given() -> None:
         parameters("create_booking"), other, {**KINDS, "room_type": []}, "create_booking"
     )
     assert offered.choices["guest_name"] == ["Ana Ruiz"]
+
+
+def test_a_stay_read_from_a_change_moved_on_from_proposes_that_change_again() -> None:
+    booked = Call(
+        "create_booking",
+        {"room_type": "Queen", "check_in": "2026-12-18", "check_out": "2026-12-19",
+         "guest_name": "Sol Arce"},
+    )  # fmt: skip
+    longer = replace(
+        set_aside(booked, "Queen for Sol Arce on Dec 18", "2 nights then"), times=times
+    )
+    reader = Call("resolve_date_hint", {"hint": "2 nights", "check_in": "2026-12-18"})
+    stay = {"check_in": "2026-12-18", "check_out": "2026-12-20", "nights": 2}
+    read = replace(
+        longer, now=Exchange(longer.ask, (reader,), (Result(reader.name, json.dumps(stay), False),))
+    )
+    # Even with a look-up that takes dates likely too, the change set aside is what goes on.
+    chosen = step({"resolve_date_hint": 0.6, "get_availability": 0.4}, "", turn=read)
+    assert chosen.tool is not None and chosen.tool["function"]["name"] == "create_booking"
