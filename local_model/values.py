@@ -86,7 +86,7 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mentions, tool: st
             texts = times or _texts(
                 arg, about, arg in required, ask, mentions, now, before, told, turn.times, prose
             )
-            # a name it does not say is the one its own call before gave ("stretch it to …")
+            # a name it does not say is the one its own call before gave ("make that four nights")
             gave = [str(c.args[arg]) for c in calls if c.name == tool and arg in c.args][-1:]
             own = name_spans(said, mentions, turn.times) or _records_of(arg, prop, mentions)
             gave = gave if (back or answers) and "name" in about.casefold() and not own else []
