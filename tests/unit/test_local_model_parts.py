@@ -1264,24 +1264,20 @@ def set_aside(call: Call, ask: str, message: str) -> Turn:
         "not run", tool_call_id="c1", name=call.name, status="error",
         additional_kwargs={"outcome": "not_confirmed"},
     )  # fmt: skip
-    return read_turn(
-        [
-            HumanMessage(ask),
-            AIMessage("", tool_calls=[{"name": call.name, "args": call.args, "id": "c1"}]),
-            aside,
-            HumanMessage(message),
-        ]
-    )
+    asked = AIMessage("", tool_calls=[{"name": call.name, "args": call.args, "id": "c1"}])
+    return replace(read_turn([HumanMessage(ask), asked, aside, HumanMessage(message)]), times=times)
+
+
+BOOKED = Call(
+    "create_booking",
+    {"room_type": "Queen", "check_in": "2026-12-14", "check_out": "2026-12-16",
+     "guest_name": "Sol Arce"},
+)  # fmt: skip
+"""A booking proposed for "Sol Arce, Queen, Dec 14-16"."""
 
 
 def test_a_change_set_aside_by_a_correction_keeps_what_it_was_given() -> None:
-    booked = Call(
-        "create_booking",
-        {"room_type": "Queen", "check_in": "2026-12-14", "check_out": "2026-12-16",
-         "guest_name": "Sol Arce"},
-    )  # fmt: skip
-    longer = replace(set_aside(booked, "Sol Arce, Queen, Dec 14-16", "extend it, 4 nights"),
-                     times=times)  # fmt: skip
+    longer = set_aside(BOOKED, "Sol Arce, Queen, Dec 14-16", "extend it, 4 nights")
     assert longer.before and not longer.before.results[0].failed
     assert longer.before.asked == ("create_booking",)  # a question left open
     reading = fill(parameters("resolve_date_hint"), longer, KINDS, "resolve_date_hint")
@@ -1291,8 +1287,7 @@ def test_a_change_set_aside_by_a_correction_keeps_what_it_was_given() -> None:
     )
     assert offered.choices["guest_name"] == ["Sol Arce"]
     # A name the correction says is its own.
-    other = replace(set_aside(booked, "Sol Arce, Queen, Dec 14-16", "make it for Ana Ruiz"),
-                    times=times)  # fmt: skip
+    other = set_aside(BOOKED, "Sol Arce, Queen, Dec 14-16", "make it for Ana Ruiz")
     offered = fill(
         parameters("create_booking"), other, {**KINDS, "room_type": []}, "create_booking"
     )
@@ -1300,16 +1295,9 @@ def test_a_change_set_aside_by_a_correction_keeps_what_it_was_given() -> None:
 
 
 def test_a_stay_read_from_a_change_moved_on_from_proposes_that_change_again() -> None:
-    booked = Call(
-        "create_booking",
-        {"room_type": "Queen", "check_in": "2026-12-18", "check_out": "2026-12-19",
-         "guest_name": "Sol Arce"},
-    )  # fmt: skip
-    longer = replace(
-        set_aside(booked, "Queen for Sol Arce on Dec 18", "2 nights then"), times=times
-    )
-    reader = Call("resolve_date_hint", {"hint": "2 nights", "check_in": "2026-12-18"})
-    stay = {"check_in": "2026-12-18", "check_out": "2026-12-20", "nights": 2}
+    longer = set_aside(BOOKED, "Sol Arce, Queen, Dec 14-16", "3 nights then")
+    reader = Call("resolve_date_hint", {"hint": "3 nights", "check_in": "2026-12-14"})
+    stay = {"check_in": "2026-12-14", "check_out": "2026-12-17", "nights": 3}
     read = replace(
         longer, now=Exchange(longer.ask, (reader,), (Result(reader.name, json.dumps(stay), False),))
     )
