@@ -28,6 +28,7 @@ MODEL_NAME = "local:SmolLM2-135M-Instruct"
 _NONE: Any = {"examples": {}, "changing": set(), "readers": set(), "mentions": {}, "read_as": {}}
 NO_HINTS: Any = SimpleNamespace(**_NONE, abilities=(), stated=(), shows={}, times=no_times)
 """The hints of a call whose caller gave none."""
+_SPELLED: dict[Any, str | None] = {None: None, False: None, True: "required", "any": "required"}
 
 
 class LocalChatModel(BaseChatModel):
@@ -143,10 +144,6 @@ class LocalChatModel(BaseChatModel):
 
 def _choice(tool_choice: Any) -> str | None:
     """The tool_choice spellings of LangChain and OpenAI, as one."""
-    if tool_choice is None or tool_choice is False:
-        return None
-    if tool_choice is True or tool_choice == "any":
-        return "required"
     if isinstance(tool_choice, dict):
         return str(tool_choice.get("function", tool_choice).get("name") or "required")
-    return str(tool_choice)
+    return _SPELLED.get(tool_choice, str(tool_choice))

@@ -6,13 +6,13 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from local_model.spans import EDGE, FUNCTION_WORDS, unpossessive
+from local_model.spans import BACK, EDGE, FUNCTION_WORDS, bare, unpossessive
 
 Plain = str | int | float
 Mentions = Mapping[str, Sequence[str]]  # the workspace records a message names, by kind
@@ -140,12 +140,15 @@ def iso_day(text: str) -> date | None:
 
 def read_turn(messages: Sequence[BaseMessage]) -> Turn:
     """Split the conversation into the current exchange and the previous one."""
-    asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)][-2:]
-    if not asks:
-        return Turn(_exchange("", messages), None)
+    asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)][-3:] or [-1]
     spans = zip(asks, [*asks[1:], len(messages)], strict=True)
-    found = [_exchange(messages[a].text, messages[a + 1 : e]) for a, e in spans]
-    return Turn(found[-1], found[0] if len(found) == 2 else None)
+    found = [_exchange(messages[a].text if a >= 0 else "", messages[a + 1 : e]) for a, e in spans]
+    earlier, before = [None, None, *found[:-1]][-2:]
+    # one that asked again of what the one before found ("what would it cost?") stands with it
+    if earlier and before and before.calls and BACK.intersection(map(bare, before.ask.split())):
+        same = {c.name for c in before.calls} <= {c.name for c in earlier.calls}
+        before = replace(before, ask=f"{earlier.ask}\n{before.ask}") if same else before
+    return Turn(found[-1], before)
 
 
 def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:

@@ -76,7 +76,8 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mentions, tool: st
             choices = [*(held or ([] if own_time else earlier) or meant)]
             meant += held if own_time else []  # its own time is meant ("due next friday")
         elif kinds and kinds <= {"integer", "number"}:
-            meant = _numbers(said, turn)  # a number it says, in words too ("a family of four")
+            # a number it says, in words too ("a family of four"); an id only after its name
+            meant = _numbers(said, turn) if not arg.endswith("_id") or says(said, arg[:-3]) else []
             got = meant + [v for v in now.get(arg, []) if not isinstance(v, str)]
             choices = [n for n in dict.fromkeys(got or before.get(arg, [])) if fits(n, options)]
         elif kinds == {"string"}:

@@ -1,0 +1,76 @@
+"""The embedded model reading a thread longer than one exchange, without the model."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import date
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from local_model.conversation import Exchange, Turn, read_turn
+from local_model.values import fill
+from tools.calendar.time_phrases import time_phrases
+from tools.registry import default_registry
+
+SCHEMAS = {s["function"]["name"]: s for s in default_registry().openai_schemas()}
+KINDS: dict[str, list[str]] = {"client": [], "brand": [], "room_type": []}
+STAY = {"check_in": "2027-01-06", "check_out": "2027-01-08"}
+ROOMS = {**STAY, "rooms": [{"room_type": t} for t in ("Queen", "Double Queen", "King Suite")]}
+
+
+def parameters(name: str) -> dict[str, Any]:
+    return SCHEMAS[name]["function"]["parameters"]
+
+
+def times(text: str) -> list[tuple[int, int]]:
+    return time_phrases(text, date(2026, 11, 24))
+
+
+def looked_up(ask: str, number: int, args: dict[str, Any] = STAY) -> list[BaseMessage]:
+    """`ask`, answered by a check of rooms with `args` (its `number`-th call)."""
+    call = {"name": "get_availability", "args": args, "id": f"c{number}", "type": "tool_call"}
+    found = ToolMessage(json.dumps(ROOMS), tool_call_id=f"c{number}", name="get_availability")
+    return [HumanMessage(ask), AIMessage("", tool_calls=[call]), found]
+
+
+def thread(*messages: BaseMessage) -> Turn:
+    return replace(read_turn(messages), times=times)
+
+
+def test_an_exchange_that_asked_again_of_the_one_before_reads_with_it() -> None:
+    named = looked_up("is the Double Queen open Jan 6-8?", 1)
+    again = looked_up("and how much is it?", 2)
+    booking = thread(*named, *again, HumanMessage("hold it for Uma Reyes"))
+
+    assert booking.before is not None
+    assert booking.before.ask == "is the Double Queen open Jan 6-8?\nand how much is it?"
+    offered = fill(parameters("create_booking"), booking, KINDS, "create_booking")
+    assert offered.choices["room_type"] == ["Double Queen"]  # not every room the check listed
+
+
+def test_an_exchange_of_its_own_reads_alone() -> None:
+    named = looked_up("is the Double Queen open Jan 6-8?", 1)
+    # It refers to nothing before: a look-up of its own, though the same tool's.
+    fresh = looked_up("rooms Jan 6-8 for two?", 2)
+    assert thread(*named, *fresh, HumanMessage("hold one for Uma Reyes")).before == Exchange(
+        "rooms Jan 6-8 for two?", read_turn(fresh).now.calls, read_turn(fresh).now.results
+    )
+    # It refers back, but asked another tool: the thread has moved on.
+    moved = looked_up("what do its notes say?", 2)
+    search = {"name": "search_kb", "args": {"query": "notes"}, "id": "c2"}
+    moved[1] = AIMessage("", tool_calls=[search])
+    read = thread(*named, *moved, HumanMessage("hold it for Uma Reyes"))
+    assert read.before is not None and read.before.ask == "what do its notes say?"
+    # A thread of one message reads it alone.
+    assert thread(HumanMessage("hi")).before is None
+    assert read_turn([]).ask == "" and read_turn([]).before is None
+
+
+def test_an_id_is_a_number_said_after_its_name_not_any_count() -> None:
+    load = parameters("load_prior_skill_result")
+    count = replace(read_turn([HumanMessage("rooms Dec 20-22 for 2?")]), times=times)
+    assert fill(load, count, KINDS, "load_prior_skill_result").missing == ["result_id"]
+    said = read_turn([HumanMessage("open result 42 in full")])
+    assert fill(load, said, KINDS, "load_prior_skill_result").choices["result_id"] == [42]
