@@ -78,6 +78,18 @@ async def test_forget_archives_by_id_and_by_text(workspace, tool_ctx) -> None:
     assert replay["replayed"] is True
 
 
+async def test_a_note_described_in_other_words_is_the_one_sharing_most_of_them(
+    workspace, tool_ctx
+) -> None:
+    described = {"client": "Thorinox", "note": "the one we kept on coupon limits"}
+    result = await run(forget_client_note, tool_ctx, described)
+    assert result["note"]["note"] == "Thorinox caps coupon discounts at 15%."
+    # Words no note shares, or only its client's name, pick none.
+    for note in ("what we kept on quarterly revenue", "the Thorinox one we kept"):
+        with pytest.raises(ValueError, match="no active note of Thorinox matches"):
+            await run(forget_client_note, tool_ctx, {"client": "Thorinox", "note": note}, "k2")
+
+
 async def test_forgetting_an_unknown_note_is_an_error(workspace, tool_ctx) -> None:
     cap = next(n for n in await notes(workspace) if n.note.startswith("Thorinox caps"))
     with pytest.raises(ValueError, match="no active note #9999"):

@@ -220,8 +220,8 @@ async def forget_client_note(args: ForgetClientNoteArgs, ctx: ToolContext) -> di
     """Forget a client note that is wrong or outdated (it is archived, kept for the record).
 
     `note` picks it: an id such as #12, or words closest to one of the client's active
-    notes. An unknown id, or words that match no note or several equally, is an error that
-    lists the client's active notes with their ids.
+    notes (else words only it shares: "the coupon one"). An unknown id, or words that match
+    no note or several equally, is an error that lists the client's active notes with their ids.
 
     Returns:
         {"status": "archived", "note": {"id", "client", "note", ..., "archived_at"}}.
@@ -260,12 +260,30 @@ def _pick(
         limit=2,
         score_cutoff=MATCH_SCORE,
     )
+    sharing = _sharing(active, args.note, client)
+    if not scored and len(sharing) == 1:  # "the coupon limits": "caps coupon discounts at 15%"
+        return sharing[0]
     if not scored:
         raise ValueError(f"no active note of {client} matches {args.note!r}; {listing}")
     if len(scored) > 1 and scored[0][1] - scored[1][1] < AMBIGUITY_MARGIN:
         raise ValueError(f"{args.note!r} matches several notes of {client}; {listing}")
     best = scored[0][2]
     return next(row for row in active if row.id == best)
+
+
+def _sharing(active: Sequence[ClientMemoryNote], text: str, client: str) -> list[ClientMemoryNote]:
+    """The notes sharing the most words of four letters or more with `text`, one at least.
+
+    Its client's name aside: a note described in words that are none of its wording.
+    """
+
+    def words(said: str) -> set[str]:
+        return {w.removesuffix("s") for w in utils.default_process(said).split() if len(w) > 3}
+
+    described = words(text) - words(client)
+    shared = {row.id: len(words(row.note) & described) for row in active}
+    most = max(shared.values(), default=0)
+    return [row for row in active if most and shared[row.id] == most]
 
 
 TOOLS = [remember_client_note, forget_client_note]
