@@ -118,10 +118,8 @@ class LocalChatModel(BaseChatModel):
             if len(tokens) > budget:  # keep the instructions and the latest lines
                 tokens = tokens[: budget // 4] + tokens[len(tokens) - (budget - budget // 4) :]
             self._after_opening(tokens)
-            settings = dict(temperature=0.0, seed=self.seed, repeat_penalty=self.repeat_penalty)
-            result = self.llama.create_completion(
-                tokens, grammar=grammar, **settings, max_tokens=max_tokens
-            )
+            run = dict(grammar=grammar, temperature=0.0, seed=self.seed, max_tokens=max_tokens)
+            result = self.llama.create_completion(tokens, repeat_penalty=self.repeat_penalty, **run)
             counts = result.get("usage") or {}
             usage["input_tokens"] += int(counts.get("prompt_tokens", 0))
             usage["output_tokens"] += int(counts.get("completion_tokens", 0))

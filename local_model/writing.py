@@ -17,7 +17,7 @@ from local_model.fitting import labels
 from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
 from local_model.replies import ask_for
-from local_model.spans import EDGE, FUNCTION_WORDS, JOINING_WORDS, bare
+from local_model.spans import BACK, EDGE, FUNCTION_WORDS, JOINING_WORDS, bare
 from local_model.values import COUNTS, date_arguments, fill, hollow
 
 ARGS_MAX_TOKENS = 160
@@ -96,9 +96,8 @@ def as_span(args: dict[str, Any], parameters: Mapping[str, Any]) -> dict[str, An
     """Two date arguments written the same day become that day's one night."""
     first, *rest = date_arguments(parameters) or [""]
     day = iso_day(str(args.get(first)))
-    if not rest or day is None or args.get(first) != args.get(rest[0]):
-        return args
-    return {**args, rest[0]: (day + timedelta(days=1)).isoformat()}
+    same = rest and day and args.get(first) == args.get(rest[0])
+    return {**args, rest[0]: (day + timedelta(days=1)).isoformat()} if same and day else args
 
 
 def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:
@@ -108,6 +107,9 @@ def tidied(value: str, arg: str, args: dict[str, Any], times: Times) -> str:
         words = value[: ends[-1]].split() if ends else []  # "… and assign | Omar": from "and"
         cut = [i for i, w in enumerate(words) if bare(w) in JOINING_WORDS][-1:]
         value = " ".join(words[: cut[0]]) if cut and 0 < cut[0] >= len(words) - 2 else value
+    words = value.split()  # "… photos and assign it": what to do with the thing is not it
+    if len(words) > 3 and bare(words[-1]) in BACK and bare(words[-3]) in JOINING_WORDS:
+        value = " ".join(words[:-3])
     if " " not in value or list(times(value)) == [(0, len(value))]:
         return value
     return value[:1].upper() + value[1:]

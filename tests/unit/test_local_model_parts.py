@@ -263,6 +263,11 @@ def test_a_title_ends_before_the_clause_that_names_another_value() -> None:
     kept = {"client": "Distex", "title": "Send the new bin photos to Rivka Stein"}
     call, _ = scripted_call("create_task", ask, named, kept)  # nobody else's value: it stays
     assert call is not None and call["args"]["title"] == kept["title"]
+    # What to do with the task once made is no part of its title.
+    handed = {"client": "Distex", "title": "Sort the bin returns and hand it"}
+    ask = turn("Distex task to sort the bin returns and hand it to Rivka Stein")
+    call, _ = scripted_call("create_task", ask, named, handed | {"assignee": "Rivka Stein"})
+    assert call is not None and call["args"]["title"] == "Sort the bin returns"
 
 
 def test_a_new_brands_name_is_offered_whole_wherever_the_message_says_it() -> None:
