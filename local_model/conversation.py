@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from local_model.spans import BACK, EDGE, FUNCTION_WORDS, bare, unpossessive
+from local_model.spans import BACK, EDGE, FUNCTION_WORDS, GOES_ON, bare, unpossessive
 
 Plain = str | int | float
 Mentions = Mapping[str, Sequence[str]]  # the workspace records a message names, by kind
@@ -144,9 +144,12 @@ def read_turn(messages: Sequence[BaseMessage]) -> Turn:
     spans = zip(asks, [*asks[1:], len(messages)], strict=True)
     found = [_exchange(messages[a].text if a >= 0 else "", messages[a + 1 : e]) for a, e in spans]
     earlier, before = [None, None, *found[:-1]][-2:]
-    # one that asked again of what the one before found ("what would it cost?") stands with it
-    if earlier and before and before.calls and BACK.intersection(map(bare, before.ask.split())):
-        same = {c.name for c in before.calls} <= {c.name for c in earlier.calls}
+    # one that asked again of what the one before found ("what would it cost?", "and the night
+    # after?") stands with it
+    said = before.ask if before else ""
+    again = GOES_ON.match(said) or BACK.intersection(map(bare, said.split()))
+    if earlier and before and again:
+        same = before.calls and {c.name for c in before.calls} <= {c.name for c in earlier.calls}
         before = replace(before, ask=f"{earlier.ask}\n{before.ask}") if same else before
     return Turn(found[-1], before)
 
@@ -165,8 +168,8 @@ def _exchange(ask: str, messages: Sequence[BaseMessage]) -> Exchange:
             # a change proposed and moved on from was never decided: it holds, a question open
             aside = message.additional_kwargs.get("outcome") == "not_confirmed"
             results.append(Result(name, str(message.text), message.status == "error" and not aside))
-            if results[-1].leaves_choice or aside:
-                asked.append(name)  # "the Acme one" answers it, and "the King Suite then" that
+            # "the Acme one" answers a choice left, and "the King Suite then" a change set aside
+            asked += [name] if results[-1].leaves_choice or aside else []
     return Exchange(ask, tuple(calls), tuple(results), tuple(asked))
 
 

@@ -12,9 +12,9 @@ from typing import Any, NamedTuple, Protocol
 
 from local_model.conversation import Times, Turn, says
 from local_model.intent import FOLLOW_UP, SMALL_TALK, Intents
-from local_model.reading import GOES_ON, REQUEST, answered, asks_to_know, clauses, masked
+from local_model.reading import REQUEST, answered, asks_to_know, clauses, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
-from local_model.spans import BACK, bare
+from local_model.spans import BACK, GOES_ON, bare
 from local_model.values import argument_terms, date_arguments, dates, fill, own_words
 
 Ranked = list[tuple[str, float]]  # classes by probability, likeliest first

@@ -15,7 +15,6 @@ from local_model.spans import FUNCTION_WORDS, bare
 REQUEST = re.compile(
     r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
 )
-GOES_ON = re.compile(r"(?i)^\W*(?:and|or|also|(?:what|how) about)\b")  # "and for coupons?"
 QUESTION = re.compile(
     r"(?i)^\W*(?:is|are|was|were|do|does|did|would|could|should|what|which|when|who|whose|where"
     r"|how|any|tell me)\b"

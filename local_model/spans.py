@@ -20,6 +20,7 @@ JOINING_WORDS = FUNCTION_WORDS - frozenset(_CONTENTFUL.split())
 """Words no copied value begins or ends with ("that Acme prefers email", "refresh it for")."""
 # pronouns that refer back to what the thread named before ("fix them", "is he free")
 BACK = frozenset({"it", "its", "they", "them", "their", "he", "him", "his", "she", "her", "same"})
+GOES_ON = re.compile(r"(?i)^\W*(?:and|or|also|(?:what|how) about)\b")  # "and for coupons?"
 CUT = "\x00"
 _STOPS = ",;:!?()–—"  # punctuation that ends a clause (a dash set apart: "Acme – call Jo")
 

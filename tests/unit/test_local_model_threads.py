@@ -41,13 +41,13 @@ def thread(*messages: BaseMessage) -> Turn:
 
 def test_an_exchange_that_asked_again_of_the_one_before_reads_with_it() -> None:
     named = looked_up("is the Double Queen open Jan 6-8?", 1)
-    again = looked_up("and how much is it?", 2)
-    booking = thread(*named, *again, HumanMessage("hold it for Uma Reyes"))
+    for middle in ("how much is it?", "what about the price?"):  # refers back, or goes on
+        booking = thread(*named, *looked_up(middle, 2), HumanMessage("hold it for Uma Reyes"))
 
-    assert booking.before is not None
-    assert booking.before.ask == "is the Double Queen open Jan 6-8?\nand how much is it?"
-    offered = fill(parameters("create_booking"), booking, KINDS, "create_booking")
-    assert offered.choices["room_type"] == ["Double Queen"]  # not every room the check listed
+        assert booking.before is not None
+        assert booking.before.ask == f"is the Double Queen open Jan 6-8?\n{middle}"
+        offered = fill(parameters("create_booking"), booking, KINDS, "create_booking")
+        assert offered.choices["room_type"] == ["Double Queen"]  # not every room it listed
 
 
 def test_an_exchange_of_its_own_reads_alone() -> None:
