@@ -139,7 +139,7 @@ def iso_day(text: str) -> date | None:
 
 
 def read_turn(messages: Sequence[BaseMessage]) -> Turn:
-    """Split the conversation into the current exchange and the previous one."""
+    """The current exchange and the one before (read with its own before when it asked again)."""
     asks = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)][-3:] or [-1]
     spans = zip(asks, [*asks[1:], len(messages)], strict=True)
     found = [_exchange(messages[a].text if a >= 0 else "", messages[a + 1 : e]) for a, e in spans]

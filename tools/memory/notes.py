@@ -260,10 +260,9 @@ def _pick(
         limit=2,
         score_cutoff=MATCH_SCORE,
     )
-    sharing = _sharing(active, args.note, client)
-    if not scored and len(sharing) == 1:  # "the coupon limits": "caps coupon discounts at 15%"
-        return sharing[0]
-    if not scored:
+    if not scored:  # "the coupon limits" is none of "caps coupon discounts at 15%"'s spelling
+        if len(sharing := _sharing(active, args.note, client)) == 1:
+            return sharing[0]
         raise ValueError(f"no active note of {client} matches {args.note!r}; {listing}")
     if len(scored) > 1 and scored[0][1] - scored[1][1] < AMBIGUITY_MARGIN:
         raise ValueError(f"{args.note!r} matches several notes of {client}; {listing}")
