@@ -98,10 +98,22 @@ def test_a_first_night_said_with_no_end_leaves_the_check_out_unsaid(message: str
     assert "check_out" not in stated.fields()
 
 
-def test_a_first_night_with_a_length_said_apart_is_no_open_stay() -> None:
-    [stated] = stated_stays("from December 10, three nights", MONDAY)
+@pytest.mark.parametrize(
+    "message",
+    [
+        "from December 10, three nights",
+        "a Queen Dec 10, 3 nights, for Ines Moreau",
+        "3 nights dec 10 in the King Suite",
+        "Dec 10 (3 nights) for two guests",
+        "Dec 10 - 3 nights",  # not December 10 to the 3rd
+        "a 3-night stay from Dec 10",
+    ],
+)
+def test_a_day_with_a_length_said_apart_is_a_stay_that_long(message: str) -> None:
+    [stated] = stated_stays(message, MONDAY)
 
     assert not stated.open
+    assert (stated.stay.check_in, stated.stay.check_out) == (date(2025, 12, 10), date(2025, 12, 13))
 
 
 def test_a_day_that_names_its_week_or_weekend_is_left_to_the_date_reader() -> None:

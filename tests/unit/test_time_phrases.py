@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from tools.calendar.date_hints import parse_date_hint
 from tools.calendar.dates import resolve_date_hint
 from tools.calendar.time_phrases import time_phrases
 
@@ -54,6 +55,13 @@ def test_a_count_of_days_out_or_ahead_is_a_time_but_not_out_of_something() -> No
     assert said("what date is ten days out from today?") == ["ten days out from today"]
     assert said("two weeks ahead, which day is it") == ["two weeks ahead"]
     assert not says_when("we were three days out of stock")
+
+
+def test_the_day_after_tomorrow_is_one_time_not_tomorrow_in_it() -> None:
+    assert said("is a King free the day after tomorrow?") == ["the day after tomorrow"]
+    assert said("due day after tomorrow, for Maya") == ["day after tomorrow"]
+    read = parse_date_hint(said("free the day after tomorrow?")[0], TODAY)
+    assert str(read.check_in) == "2026-11-26"
 
 
 def test_a_stays_length_is_a_time_of_its_own_only_where_no_start_is_said() -> None:

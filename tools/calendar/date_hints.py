@@ -148,12 +148,12 @@ def _stay_with_nights(text: str, hint: str, today: date) -> Stay | None:
     """Resolve "N nights from <day>" and "<day> for N nights"."""
     match = _NIGHTS_FROM.fullmatch(text)
     if match:
-        count, start = _number(match[1]), match[2]
+        count, start = count_of(match[1]), match[2]
     else:
         match = _FOR_NIGHTS.fullmatch(text)
         if not match:
             return None
-        start, count = match[1], _number(match[2])
+        start, count = match[1], count_of(match[2])
     check_in = _parse_day(start, hint, today, today)
     if check_in is None:
         return None
@@ -264,6 +264,6 @@ def _dateparser(text: str, parser: str, base: datetime) -> datetime | None:
     return data.date_obj if data.period in ("day", "week") else None
 
 
-def _number(word: str) -> int:
+def count_of(word: str) -> int:
     """Read a count written as digits or a small English word."""
     return int(word) if word.isdigit() else NUMBER_WORDS[word]

@@ -17,14 +17,15 @@ from tools.calendar.date_hints import (
     DAY_MONTH,
     NUMBER,
     RANGE_SEPARATOR,
+    count_of,
     normalize,
     parse_date_hint,
 )
-from tools.calendar.stays import Stay, describe
+from tools.calendar.stays import Stay, describe, nights
 
 # A date written out, alone or as a range. A day in "the week(end) of December 12" is not the
 # stay, so it is left to the date reader.
-_END = rf"(?:(?:{DATE_SHAPED.pattern})|\d{{1,2}}\b)"
+_END = rf"(?:(?:{DATE_SHAPED.pattern})|\d{{1,2}}\b(?![ -]nights?\b))"  # not "Dec 10 - 3 nights"
 _STATED = re.compile(
     rf"\b(?<!week of )(?<!weekend of )(?:(?:{NUMBER}) nights? (?:from|starting|beginning) )?"
     rf"(?:(?:\d{{1,2}}{RANGE_SEPARATOR.pattern}|between \d{{1,2}} and )(?:{DAY_MONTH.pattern})"
@@ -40,7 +41,7 @@ _LEAVES = re.compile(
     r"\b(?:check(?:ing)?[ -]?out|leav(?:e|es|ing)|depart(?:s|ing|ure)?|out|until|till)(?: on)? $"
 )
 """Said just before a later day, it is the departure ("leaving", "check out on", "out")."""
-_LENGTH = re.compile(rf"\b(?:{NUMBER}) nights?\b")
+_LENGTH = re.compile(rf"\b({NUMBER})[ -]nights?\b")
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ def stated_stays(text: str, today: date) -> list[StatedStay]:
 def _joined(found: list[tuple[int, int, StatedStay]], said: str) -> list[StatedStay]:
     """Each day said as a departure ends the single day said before it: one stay of both.
 
-    A first night left open stays open only where the message says no length ("3 nights").
+    A day said alone, or a first night left open, is as many nights as the message says apart
+    ("Dec 10, 3 nights", "a 3-night stay from Dec 10"); a length said beside it is read with it.
     """
     stays: list[StatedStay] = []
     for number, (start, _, stated) in enumerate(found):
@@ -101,7 +103,11 @@ def _joined(found: list[tuple[int, int, StatedStay]], said: str) -> list[StatedS
                 stays[-1] = StatedStay(phrase, Stay(first, last, describe(phrase, first, last)))
                 continue
         stays.append(stated)
-    length = _LENGTH.search(said) is not None
+    length = _LENGTH.search(said)
+    if length and len(stays) == 1 and (stays[0].open or _single(stays[0])):
+        count = count_of(length[1])
+        phrase = f"{stays[0].said} for {count} night{'s' * (count != 1)}"
+        return [StatedStay(phrase, nights(stays[0].stay.check_in, count, phrase))]
     return [StatedStay(s.said, s.stay) if s.open and length else s for s in stays]
 
 

@@ -18,6 +18,7 @@ from tools.calendar.day_words import NUMBER_WORDS, SHORT_WEEKDAYS, WEEKDAYS
 from tools.calendar.holiday_lookup import ALIASES, DEFAULT_CALENDARS, FIXED_DATE_OBSERVANCES
 
 RELATIVE = ("today", "tonight", "tomorrow", "yesterday", "weekend", "week", "fortnight", "month")
+_TWO_AHEAD = ("the day after tomorrow", "day after tomorrow")  # one time, not "tomorrow" in it
 _AMOUNT = rf"(?:\d+|{'|'.join(NUMBER_WORDS)})\s+"
 _COUNT = rf"(?:{_AMOUNT}|an?\s+)(?:day|week|fortnight|month)s?"
 _OFFSET = (
@@ -68,7 +69,7 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
 @cache
 def _pattern(year: int) -> re.Pattern[str]:
     months = [n.casefold() for n in (*calendar.month_name, *calendar.month_abbr) if n]
-    names = {*months, *WEEKDAYS, *SHORT_WEEKDAYS, *RELATIVE}
+    names = {*months, *WEEKDAYS, *SHORT_WEEKDAYS, *RELATIVE, *_TWO_AHEAD}
     for country in DEFAULT_CALENDARS:
         categories = holidays.country_holidays(country).supported_categories
         found = holidays.country_holidays(country, years=(year, year + 1), categories=categories)
