@@ -69,6 +69,8 @@ def test_a_stays_length_is_a_time_of_its_own_only_where_no_start_is_said() -> No
     assert said("what about for 4 nights") == ["for 4 nights"]
     assert said("Dec 4 for 3 nights") == ["Dec 4 for 3 nights"]
     assert said("any rooms for 2 nights next weekend?") == ["next weekend"]
+    # Apart from a day written out, it is a time too: not a count of guests.
+    assert said("a King free Dec 4, 3 nights?") == ["Dec 4", "3 nights"]
     assert not says_when("a quiet night in")
 
 

@@ -43,7 +43,7 @@ _WEEKDAYS = (
 its words alone could be; with its week, one time ("wed through fri next week")."""
 _REFERS_BACK = re.compile(r"\bthat\s+$", re.IGNORECASE)
 _LENGTH = re.compile(rf"\b(?:for\s+)?{_AMOUNT}nights?\b", re.IGNORECASE)
-"""A stay's length ("for three nights"): a time of its own only where nothing says its start."""
+"""A stay's length ("for three nights"): a time of its own where no start said holds it."""
 
 
 def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
@@ -53,8 +53,8 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
     as a name, capitalized or beside a number. A time after "that" refers back ("that weekend")
     unless it says which anew ("that next Friday"). Holidays are those of `today`'s year and
     the next, in the calendars `resolve_holiday` searches, and the other names it resolves
-    ("Presidents Day", "xmas"). A stay's length said alone ("make it three nights") is a time
-    too: the date reader counts it from a first night given apart.
+    ("Presidents Day", "xmas"). A stay's length said alone ("make it three nights") or apart
+    from a day written out ("Dec 10, 3 nights") is a time too: it counts from a first night.
     """
     spans = []
     for found in _pattern(today.year).finditer(text):
@@ -63,7 +63,13 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
         back = _REFERS_BACK.search(text[: found.start()]) and not found["which"]
         if not (common or back):
             spans.append(found.span())
-    return spans or [found.span() for found in _LENGTH.finditer(text)]
+    # "Dec 10, 3 nights": a length apart from a day written out is a time too; a relative
+    # time ("for 2 nights next weekend") is read by its own rules, the length left aside
+    written = all(any(c.isdigit() for c in text[a:b]) for a, b in spans)
+    lengths = [f.span() for f in _LENGTH.finditer(text) if written]
+    return sorted(
+        [*spans, *(f for f in lengths if not any(a < f[1] and f[0] < b for a, b in spans))]
+    )
 
 
 @cache
