@@ -105,10 +105,9 @@ class LocalChatModel(BaseChatModel):
         calls = [call for call, _ in written if call]
         text = step.reply if calls or not written else written[0][1]
         asked = step.asked or ((step.tool["function"]["name"],) if step.tool and not calls else ())
-        about = {"model_name": self.model_name, "local_step": step.why}
+        about = {"model_name": self.model_name, "local_step": step.why, ASKED: list(asked)}
         usage["total_tokens"] = sum(usage.values())
         message = AIMessage(text, tool_calls=calls, usage_metadata=usage, response_metadata=about)
-        message.response_metadata |= {ASKED: list(asked)} if asked else {}
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _completer(self, usage: dict[str, int]) -> Any:

@@ -23,12 +23,16 @@ class Fill:
 def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]) -> Fill:
     """A text said after an argument's name is that argument's alone ("on the list Bins In").
 
+    One that two may take is theirs the message names before it ("the list of Acme to Bins In").
     A record named so (`fill` offers it: "space Distex") leaves it nothing else; a word
     of a text claimed so is no other argument's ("Lighting" of "list Amazon US - Lighting"),
     unless said alone too, and a record stays its own kind's.
     """
-    after = [(c, a) for a, cs in result.choices.items() for c in cs if labels(a, c, said)]
-    owners = {c: {a for d, a in after if d == c} for c, _ in after}  # a value: who claims it
+    tied = [(c, a) for a, cs in result.choices.items() for c in cs if labels(a, c, said)]
+    loose = [(c, a) for a, cs in result.choices.items() for c in cs if a not in dict(tied).values()]
+    many = {c: said.rpartition(str(c))[0] for c, _ in loose if [d for d, _ in loose].count(c) > 1}
+    tied += [(c, a) for c, a in loose if says(many.get(c, ""), a.split("_")[-1])]  # name, then it
+    owners = {c: {a for d, a in tied if d == c} for c, _ in tied}  # a value: who claims it
     every = {c for cs in result.choices.values() for c in cs if len(says(said, str(c))) == 1}
     inside = {c: args for v, args in owners.items() for c in every if c != v and str(c) in str(v)}
     for arg, choices in list(result.choices.items()):

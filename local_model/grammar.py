@@ -45,8 +45,7 @@ def call_grammar(
 def _compiled(shape_json: str) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    shape = json.loads(shape_json)
-    fields = {"tool": {"const": shape["name"]}, "args": shape["args"]}
+    fields = {"tool": {"const": (shape := json.loads(shape_json))["name"]}, "args": shape["args"]}
     call = {"type": "object", "properties": fields, "required": [*fields]}
     return str(json_schema_to_gbnf(json.dumps({**call, "additionalProperties": False})))
 

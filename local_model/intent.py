@@ -179,9 +179,8 @@ def _terms(text: str) -> dict[str, float]:
 
 def _tfidf(text: str, vocabulary: dict[str, int], idf: np.ndarray) -> np.ndarray:
     row = np.zeros(len(vocabulary))
-    for term, weight in _terms(text).items():
-        if term in vocabulary:
-            row[vocabulary[term]] = math.log1p(weight)
+    for term, weight in ((t, w) for t, w in _terms(text).items() if t in vocabulary):
+        row[vocabulary[term]] = math.log1p(weight)
     return (weighted := row * idf) / (np.linalg.norm(weighted) or 1.0)
 
 

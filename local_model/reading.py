@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 
 from local_model.conversation import Mentions, Turn, names
-from local_model.spans import FUNCTION_WORDS, bare
+from local_model.spans import BACK, FUNCTION_WORDS, bare
 
 REQUEST = re.compile(
     r"(?i)^\W*(?:please\b|(?:can|could|would|will) (?:you|we|i)\b|let'?s\b|i'?d like\b|i want\b)"
@@ -54,14 +54,14 @@ def answered(turn: Turn, own: set[str]) -> tuple[set[str], set[str]]:
 
     A question of this model's is answered by the next message. A call is asked again by one
     that adds only names and what its results hold ("and for Distex?"); a choice among its
-    result's records (several brands of one name) by one that adds at most a word of its own
-    too ("I meant the Distex one"), not by a request of its own ("make a task for Distex …").
+    result's records, or a change set aside, by one that adds at most a word of its own or
+    refers back ("the Distex one", "make it Friday"), not by a request ("make a task for …").
     """
     if (before := turn.before) is None:
         return set(), set()
     called = {call.name for call in before.calls}
     held = {bare(w) for found in before.values().values() for v in found for w in str(v).split()}
-    said = {bare(w) for w in turn.ask.split()} - FUNCTION_WORDS - {""}
-    new = own - held
-    again = called if said and not new else set(before.asked) & called if len(new) < 2 else set()
-    return set(before.asked) - called, again
+    asked, words, new = set(before.asked), {bare(w) for w in turn.ask.split()} - {""}, own - held
+    few = len(new) < 2 or words & BACK  # "make it Friday": the change set aside, corrected
+    again = called if words - FUNCTION_WORDS and not new else asked & called if few else set()
+    return asked - called, again

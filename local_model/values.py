@@ -87,11 +87,12 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mentions, tool: st
             texts = times or _texts(
                 arg, about, arg in required, ask, mentions, now, before, told, turn.times, prose
             )
-            # a name it does not say is the one its own call before gave ("make that four nights")
+            # a name it does not say is the one its own call before gave ("make that four nights"),
+            # and prose too when it refers back and names not the argument ("make it due monday")
             gave = [str(c.args[arg]) for c in calls if c.name == tool and arg in c.args][-1:]
             own = name_spans(said, mentions, turn.times) or _records_of(arg, prop, mentions)
-            gave = gave if (back or answers) and "name" in about.casefold() and not own else []
-            texts = gave or texts
+            named = "name" in about.casefold() and not own and (back or answers)
+            texts = gave if gave and (named or (prose and back and not says(said, arg))) else texts
             texts = [*texts, *(r for r in records if r not in texts and labels(arg, r, said))]
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
             choices = [t for t in texts if fits(t, options) and t not in empty]
@@ -107,8 +108,7 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mentions, tool: st
             result.choices[arg] = choices
             # said: in words, or as a record named in part ("Linus's", "maya"), or kept
             known = [*_records_of(arg, prop, mentions), *picked.get(arg, []), *meant]
-            known += [again[arg]] if arg in again else []
-            known += [str(v) for _, v in told or ()]
+            known += [again[a] for a in [arg] if a in again] + [str(v) for _, v in told or ()]
             if arg not in required and any(says(said, str(c)) or c in known for c in choices):
                 result.said.append(arg)
         elif arg in required:

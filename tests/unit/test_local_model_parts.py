@@ -237,6 +237,15 @@ def test_a_value_set_with_to_after_its_arguments_name_is_that_arguments_alone() 
     assert offered.choices["destination_list"] == ["Bins Intake"]
     assert "Bins Intake" not in offered.choices.get("destination_space", [])
     assert "destination_list" in offered.said
+    # Named before the value, though not right before it: still that argument's alone.
+    apart = turn("set the destination list for Distex Storage to Bins Intake")
+    offered = fill(parameters("update_brand"), apart, brands)
+    assert offered.choices["destination_list"] == ["Bins Intake"]
+    assert "Bins Intake" not in offered.choices.get("destination_space", [])
+    # Named after it, the name is about another value ("Ana Ruiz joins Acme, role: PPC").
+    later = turn("Bins Intake it is for Distex Storage, the list")
+    offered = fill(parameters("update_brand"), later, brands)
+    assert "Bins Intake" in offered.choices.get("destination_space", [])
 
 
 def test_a_changes_verb_written_as_a_one_word_value_is_asked_for() -> None:

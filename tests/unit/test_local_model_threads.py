@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from local_model.conversation import Exchange, Turn, read_turn
+from local_model.reading import answered
 from local_model.values import fill
 from tools.calendar.time_phrases import time_phrases
 from tools.registry import default_registry
@@ -74,3 +75,36 @@ def test_an_id_is_a_number_said_after_its_name_not_any_count() -> None:
     assert fill(load, count, KINDS, "load_prior_skill_result").missing == ["result_id"]
     said = read_turn([HumanMessage("open result 42 in full")])
     assert fill(load, said, KINDS, "load_prior_skill_result").choices["result_id"] == [42]
+
+
+TASK = {"client": "Distex", "title": "Check the lamp reviews", "assignee": "Ada Lovelace"}
+"""A task proposed for "new task for Distex: check the lamp reviews, for Ada Lovelace"."""
+
+
+def set_aside(message: str) -> Turn:
+    """`message`, sent while the task `TASK` waited for approval: the task was set aside."""
+    call = {"name": "create_task", "args": TASK, "id": "c1", "type": "tool_call"}
+    aside = ToolMessage(
+        "not run", tool_call_id="c1", name="create_task", status="error",
+        additional_kwargs={"outcome": "not_confirmed"},
+    )  # fmt: skip
+    ask = HumanMessage("new task for Distex: check the lamp reviews, for Ada Lovelace")
+    return thread(ask, AIMessage("", tool_calls=[call]), aside, HumanMessage(message))
+
+
+def test_a_correction_of_a_task_set_aside_keeps_its_title() -> None:
+    for correction in ("hmm, have it due Dec 4", "assign it to Grace Hopper instead"):
+        offered = fill(parameters("create_task"), set_aside(correction), KINDS, "create_task")
+        assert offered.choices["title"] == ["Check the lamp reviews"], correction
+    # Without a word that refers back, it is a task of its own.
+    other = set_aside("add one for Distex to call the lamp supplier")
+    offered = fill(parameters("create_task"), other, KINDS, "create_task")
+    assert offered.choices["title"] != ["Check the lamp reviews"]
+
+
+def test_a_correction_that_refers_back_asks_for_the_change_set_aside_again() -> None:
+    # two words of its own ("hmm", "have"): a request of its own, but for "it"
+    _, again = answered(set_aside("hmm, have it due Dec 4"), {"hmm", "have"})
+    assert again == {"create_task"}
+    _, again = answered(set_aside("add one to call the lamp supplier"), {"add", "call", "lamp"})
+    assert again == set()
