@@ -29,10 +29,9 @@ class Result:
 
     def data(self) -> Any:
         """The result parsed as JSON, or None when it is not JSON."""
-        try:
+        with suppress(ValueError):
             return json.loads(self.content)
-        except ValueError:
-            return None
+        return None
 
     @property
     def leaves_choice(self) -> bool:

@@ -31,7 +31,8 @@ def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]
     tied = [(c, a) for a, cs in result.choices.items() for c in cs if labels(a, c, said)]
     loose = [(c, a) for a, cs in result.choices.items() for c in cs if a not in dict(tied).values()]
     many = {c: said.rpartition(str(c))[0] for c, _ in loose if [d for d, _ in loose].count(c) > 1}
-    tied += [(c, a) for c, a in loose if says(many.get(c, ""), a.split("_")[-1])]  # name, then it
+    named = [(c, a) for c, a in loose if c not in records]  # a record stays its own kind's
+    tied += [(c, a) for c, a in named if says(many.get(c, ""), a.split("_")[-1])]  # name, then it
     owners = {c: {a for d, a in tied if d == c} for c, _ in tied}  # a value: who claims it
     every = {c for cs in result.choices.values() for c in cs if len(says(said, str(c))) == 1}
     inside = {c: args for v, args in owners.items() for c in every if c != v and str(c) in str(v)}

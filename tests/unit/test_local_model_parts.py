@@ -246,6 +246,11 @@ def test_a_value_set_with_to_after_its_arguments_name_is_that_arguments_alone() 
     later = turn("Bins Intake it is for Distex Storage, the list")
     offered = fill(parameters("update_brand"), later, brands)
     assert "Bins Intake" in offered.choices.get("destination_space", [])
+    # A record is claimed by no other argument whose name comes before it.
+    role = turn("give Ida Vo a tester role on Distex")
+    people = {**KINDS, "client": ["Distex"], "person": ["Ida Vo"]}
+    offered = fill(parameters("assign_person"), role, people)
+    assert "tester" in offered.choices["assignment_role"]  # not narrowed to the client
 
 
 def test_a_changes_verb_written_as_a_one_word_value_is_asked_for() -> None:
