@@ -64,7 +64,7 @@ def test_the_day_after_tomorrow_is_one_time_not_tomorrow_in_it() -> None:
     assert str(read.check_in) == "2026-11-26"
 
 
-def test_a_stays_length_is_a_time_of_its_own_only_where_no_start_is_said() -> None:
+def test_a_stays_length_is_a_time_unless_a_relative_time_or_its_start_holds_it() -> None:
     assert said("could we make it three nights?") == ["three nights"]
     assert said("what about for 4 nights") == ["for 4 nights"]
     assert said("Dec 4 for 3 nights") == ["Dec 4 for 3 nights"]
