@@ -100,8 +100,7 @@ class LocalChatModel(BaseChatModel):
         with self._lock:
             step = Decider(self.intents).step(turn, tools, choice, hints)
             complete, one = self._completer(usage), ((step.tool, turn),) if step.tool else ()
-            parts = step.wave or one
-            written = [write_call(t, p, hints, complete) for t, p in parts]
+            written = [write_call(t, p, hints, complete) for t, p in step.wave or one]
         calls = [call for call, _ in written if call]
         text = step.reply if calls or not written else written[0][1]
         asked = step.asked or ((step.tool["function"]["name"],) if step.tool and not calls else ())

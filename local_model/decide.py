@@ -88,7 +88,7 @@ class Decider:
         may_reply = choice != "required"
         offer = _Offer(turn, by_name, hints)
         ranked = self._rank(offer, may_reply)
-        if ranked and ranked[0][0] not in by_name and not turn.now.results:
+        if ranked and ranked[0][0] not in by_name:
             offer, ranked = self._past_small_talk(offer, ranked)
             turn = offer.turn
         if not ranked:
@@ -118,14 +118,17 @@ class Decider:
         """A message that opens with small talk and then asks ("thanks! who runs X?"): the ask."""
         by_name, mentions, turn = offer.by_name, offer.hints.mentions, offer.turn
         for lead, rest in clauses(turn.ask):
-            asking = rest.endswith("?") or REQUEST.match(rest)  # not "sorry, | wrong channel"
+            # a question or request after small talk that ends in a mark ("thanks! | who …?"), not
+            # after a first word alone ("what | sort of things?"); no statement ("sorry, | bye")
+            asking = (rest.endswith("?") or REQUEST.match(rest)) and not lead[-1:].isalpha()
             named = any(says(rest, n) for names in mentions.values() for n in names)
             refers = turn.before and {bare(w) for w in rest.split()} & BACK  # a pronoun: an ask
-            goes_on = named or refers or GOES_ON.match(rest)
-            if not (goes_on or (asking and not lead[-1:].isalpha())):
-                continue  # a first word alone opens no small talk ("what | sort of things?")
+            # a time for a change or question left open ("oops, | the 5th"): no small talk
+            timed = turn.before and turn.before.asked and turn.times(rest)
+            if not (named or refers or timed or asking or GOES_ON.match(rest)):
+                continue
             if self._rank(_saying(offer, lead), True)[0][0] not in by_name:
-                again = self._rank(_saying(offer, rest), True)
+                again = self._rank(_saying(offer, rest), not timed)
                 if again[0][0] in by_name:
                     return _saying(offer, rest), again
         return offer, ranked
@@ -225,8 +228,7 @@ class Decider:
         talk = {n: p for n, p in alone.items() if n not in by_name}
         talk = talk if sum(talk.values()) >= 0.5 else {}  # only when likelier than the tools
         weight = sum(tools[n] for n in by_name) or 1.0
-        share = 1.0 - sum(talk.values())
-        ranked = {**talk, **{n: share * tools[n] / weight for n in by_name}}
+        ranked = {**talk, **{n: (1 - sum(talk.values())) * tools[n] / weight for n in by_name}}
         return sorted(ranked.items(), key=lambda item: -item[1])
 
     def _goes_on(self, text: str, hints: Hints) -> bool:

@@ -112,6 +112,12 @@ MEANINGS: dict[str, tuple[str, tuple[str, ...]]] = {
             "actually, the other room",
             "change the title to Update photos",
             "can it be three nights?",
+            "sorry, should have said the 5th",
+            "oops, make it Monday instead",
+            "my mistake, wrong account: Globex",
+            "apologies, it should be two nights",
+            "sorry, make it two nights",
+            "oh sorry, make that Thursday",
         ),
     ),
     "approve": (
@@ -127,7 +133,14 @@ MEANINGS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "reject": (
         "Drop the change: the reply declines",
-        ("no, don't", "cancel that", "stop, not now", "I'd rather you didn't", "nope, leave it"),
+        (
+            "no, don't",
+            "cancel that",
+            "stop, not now",
+            "I'd rather you didn't",
+            "nope, leave it",
+            "sorry, no",
+        ),
     ),
 }
 """What a reply to a proposal can mean, each offered to the model as a tool to call, with

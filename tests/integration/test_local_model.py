@@ -233,6 +233,9 @@ def test_tool_choice_none_replies_and_a_named_tool_is_called(model: BaseChatMode
         ("thank you", "unrelated"),  # thanks is no consent to a change
         ("put Maya on it instead", "unrelated"),  # a correction: set aside, answered anew
         ("perfect, thanks - do it", "approve"),
+        ("whoops, make that the 16th", "unrelated"),  # a correction that opens with an apology
+        ("whoops, Grace should own it", "unrelated"),
+        ("sorry, but no", "reject"),
     ],
 )
 def test_an_unclear_reply_to_a_proposal_is_read_by_its_meaning(

@@ -19,7 +19,7 @@ from local_model.intent import SMALL_TALK
 from local_model.reading import asks_to_know, masked
 from local_model.replies import ask_for, shown, small_talk, which_of
 from local_model.spans import spans
-from local_model.values import fill, hollow, name_spans
+from local_model.values import fill, hollow, name_spans, own_words
 from local_model.writing import as_span, write_call
 from tools.calendar.time_phrases import time_phrases
 from tools.registry import default_registry
@@ -1025,7 +1025,7 @@ def test_the_answer_to_the_models_question_leans_to_what_it_asked() -> None:
     before = Exchange("any rooms free?", (), (), asked=("get_availability",))
     scores = {
         "next weekend": {"resolve_date_hint": 0.6, "get_availability": 0.3},
-        "any rooms free? next weekend": {"resolve_date_hint": 0.5, "get_availability": 0.4},
+        "next weekend any rooms free?": {"resolve_date_hint": 0.5, "get_availability": 0.4},
     }
     assert chosen_after(before, "next weekend", scores).startswith("get_availability")
 
@@ -1323,3 +1323,27 @@ def test_a_stay_read_from_a_change_moved_on_from_proposes_that_change_again() ->
     # Even with a look-up that takes dates likely too, the change set aside is what goes on.
     chosen = step({"resolve_date_hint": 0.6, "get_availability": 0.4}, "", turn=read)
     assert chosen.tool is not None and chosen.tool["function"]["name"] == "create_booking"
+
+
+def test_a_time_after_small_talk_is_read_for_what_was_left_open() -> None:
+    booked = {"room_type": "Queen", "check_in": "2026-12-18", "check_out": "2026-12-20"}
+    aside = Exchange("book the Queen for Ida Moss", (Call("create_booking", booked),), ())
+    aside = replace(aside, asked=("create_booking",))
+    oops = {"apology": 0.9, "create_booking": 0.1}
+    # read alone, what follows the apology is more small talk than anything
+    scores = {"oops, make that Dec 19 to Dec 21": oops, "oops,": oops}
+    scores |= {"make that Dec 19 to Dec 21": {"apology": 0.6, "create_booking": 0.4}}
+    assert chosen_after(aside, "oops, make that Dec 19 to Dec 21", scores).startswith(
+        "create_booking"
+    )
+    # With nothing left open, the time is no answer: the message is the apology.
+    said = Exchange("is a Queen free?", (), ())
+    assert chosen_after(said, "oops, make that Dec 19 to Dec 21", scores).startswith(
+        "small talk: apology"
+    )
+
+
+def test_a_span_that_opens_with_a_pronoun_is_no_name() -> None:
+    apology = turn("apologies, I meant Jan 7 to Jan 9")
+    assert name_spans(apology.ask, KINDS, times) == []
+    assert own_words(apology, KINDS, []) == {"apologies", "meant", "jan"}  # "I" is no name

@@ -78,6 +78,9 @@ def test_a_time_after_that_refers_back_unless_it_says_which_anew() -> None:
     assert said("any rooms this weekend?") == ["this weekend"]
     assert not says_when("are there rooms that weekend?")
     assert said("check that next weekend is free") == ["next weekend"]
+    # Before a day's number, "that" is a pronoun: the time is said anew.
+    assert said("whoops, make that the 16th") == ["the 16th"]
+    assert said("make that Dec 12") == ["Dec 12"]
 
 
 def test_a_week_after_next_is_read_whole() -> None:

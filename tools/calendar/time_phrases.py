@@ -51,16 +51,19 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
 
     A calendar name that is also a common word ("may", "march", "sat") counts only written
     as a name, capitalized or beside a number. A time after "that" refers back ("that weekend")
-    unless it says which anew ("that next Friday"). Holidays are those of `today`'s year and
-    the next, in the calendars `resolve_holiday` searches, and the other names it resolves
-    ("Presidents Day", "xmas"). A stay's length said alone ("make it three nights") or apart
-    from a day written out ("Dec 10, 3 nights") is a time too: it counts from a first night.
+    unless it says which anew ("that next Friday") or gives a day's number ("make that the
+    14th"). Holidays are those of `today`'s year and the next, in the calendars
+    `resolve_holiday` searches, and the other names it resolves ("Presidents Day", "xmas"). A
+    stay's length said alone ("make it three nights") or apart from a day written out ("Dec 10,
+    3 nights") is a time too: it counts from a first night.
     """
     spans = []
     for found in _pattern(today.year).finditer(text):
         word = found.group(0)
         common = word.casefold() in _AMBIGUOUS and not word[:1].isupper()
-        back = _REFERS_BACK.search(text[: found.start()]) and not found["which"]
+        # before a day's number "that" is a pronoun, not "that Friday": "make that the 14th"
+        anew = found["which"] or any(c.isdigit() for c in word)
+        back = _REFERS_BACK.search(text[: found.start()]) and not anew
         if not (common or back):
             spans.append(found.span())
     # "Dec 10, 3 nights": a length apart from a day written out is a time too; a relative
