@@ -117,13 +117,13 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mentions, tool: st
 
 
 def own_words(turn: Turn, mentions: Mentions, values: Sequence[str]) -> set[str]:
-    """The message's words but function words, names, numbers, records and `values`."""
+    """The message's words but function words, names, numbers, records, `values` (plurals too)."""
     spoken = name_spans(turn.ask, {}, turn.times)  # a name's words are capitalized, each
     capitalized = [s for s in spoken if all(w[:1].isupper() for w in s.split())]
     said = [*capitalized, *(n for names in mentions.values() for n in names), *values]
     told = {bare(w) for s in said for w in s.replace("_", " ").split()} | FUNCTION_WORDS | {""}
     words = {bare(w) for w in turn.ask.split() if not _NUMBER.fullmatch(w.strip(EDGE))}
-    return {w for w in words if w not in told and w.removesuffix("s") not in told}  # plurals too
+    return {w for w in words if w not in told and w.removesuffix("s") not in told}
 
 
 def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -> list[Plain]:
@@ -278,7 +278,7 @@ def dates(arg: str, values: Mapping[str, list[Plain]]) -> list[str]:
     return held[:1] if arg not in every and held[1:] == after else held  # "due friday": Friday
 
 
-def _blank(text: str, where: Sequence[tuple[int, int]]) -> str:
+def _blank(text: str, where: list[tuple[int, int]]) -> str:
     """`text` with the parts at `where` cut out (runs of words do not cross a cut)."""
     for start, end in sorted(set(where), reverse=True):  # a name two records share: once
         text = f"{text[:start]} {CUT} {text[end:]}"

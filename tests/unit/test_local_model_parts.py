@@ -1025,7 +1025,7 @@ def test_the_answer_to_the_models_question_leans_to_what_it_asked() -> None:
     before = Exchange("any rooms free?", (), (), asked=("get_availability",))
     scores = {
         "next weekend": {"resolve_date_hint": 0.6, "get_availability": 0.3},
-        "next weekend any rooms free?": {"resolve_date_hint": 0.5, "get_availability": 0.4},
+        "any rooms free? next weekend": {"resolve_date_hint": 0.5, "get_availability": 0.4},
     }
     assert chosen_after(before, "next weekend", scores).startswith("get_availability")
 
@@ -1341,6 +1341,15 @@ def test_a_time_after_small_talk_is_read_for_what_was_left_open() -> None:
     assert chosen_after(said, "oops, make that Dec 19 to Dec 21", scores).startswith(
         "small talk: apology"
     )
+    # Once the time is read, the change goes on with it; the reading is not the answer.
+    read = Call("resolve_date_hint", {"hint": "Dec 19 to Dec 21"})
+    nights = {"check_in": "2026-12-19", "check_out": "2026-12-21"}
+    now = Exchange(
+        "oops, make that Dec 19 to Dec 21", (read,), (Result(read.name, json.dumps(nights), False),)
+    )
+    hints = Hints(mentions={**KINDS, "client": ["Thorinox", "Distex"]})
+    chosen = Decider(TextIntents(scores)).step(Turn(now, aside, times=times), TOOLS, None, hints)
+    assert chosen.why == "the dates read fill create_booking"
 
 
 def test_a_span_that_opens_with_a_pronoun_is_no_name() -> None:
