@@ -244,7 +244,8 @@ def name_spans(text: str, mentions: Mentions, times: Times, *, codes: bool = Fal
     records = [s for ns in mentions.values() for n in ns for s in names(text, n)]
     quiet = _blank(text, [*times(text), *records])
     opening = text.lstrip(EDGE)
-    found = [s for s in spans(quiet) if bare(s.split()[0]) not in FUNCTION_WORDS]  # "I meant"
+    # no span that opens with a function word is a name ("I meant" in "sorry, I meant …")
+    found = [s for s in spans(quiet) if bare(s.partition(" ")[0]) not in FUNCTION_WORDS]
     titled = [s for s in found if " " in s and s.istitle() and opening.startswith(s)]
     return [
         span

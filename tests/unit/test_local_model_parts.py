@@ -1356,3 +1356,5 @@ def test_a_span_that_opens_with_a_pronoun_is_no_name() -> None:
     apology = turn("apologies, I meant Jan 7 to Jan 9")
     assert name_spans(apology.ask, KINDS, times) == []
     assert own_words(apology, KINDS, []) == {"apologies", "meant", "jan"}  # "I" is no name
+    # A message of marks alone names nobody (and is read without an error).
+    assert name_spans("?!", KINDS, times) == [] and name_spans(" ... ", KINDS, times) == []
