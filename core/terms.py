@@ -55,8 +55,11 @@ STOPWORDS = frozenset(
 MAX_TERMS = 16
 
 
-def terms(query: str) -> list[str]:
-    """Return the searchable words of a query (no operators survive: only word characters)."""
+def terms(query: str, limit: int | None = MAX_TERMS) -> list[str]:
+    """Return the searchable words of a query (no operators survive: only word characters).
+
+    The first `limit` of them, in order; None: all of them.
+    """
     words = [w.casefold() for w in _WORD.findall(query)]
     kept = [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1]
-    return kept[:MAX_TERMS]
+    return kept[:limit]

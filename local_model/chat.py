@@ -25,8 +25,8 @@ from local_model.decide import Decider, Hints
 from local_model.writing import OPENING, write_call
 
 MODEL_NAME = "local:SmolLM2-135M-Instruct"
-_NONE: Any = {"examples": {}, "changing": set(), "readers": set(), "mentions": {}, "read_as": {}}
-NO_HINTS: Any = SimpleNamespace(**_NONE, abilities=(), stated=(), shows={}, times=no_times)
+_NONE: Any = dict(examples={}, changing=set(), readers=set(), mentions={}, read_as={}, shows={})
+NO_HINTS: Any = SimpleNamespace(**_NONE, abilities=(), stated=(), manuals={}, times=no_times)
 """The hints of a call whose caller gave none."""
 _SPELLED: dict[Any, str | None] = {None: None, False: None, True: "required", "any": "required"}
 
@@ -73,10 +73,7 @@ class LocalChatModel(BaseChatModel):
         """Bind `tools` under `tool_choice`, with what the app knows about the call (`hints`).
 
         `tools`: anything `convert_to_openai_tool` takes; `tool_choice`: None, "auto",
-        "required" or "any", "none", or a tool name.
-
-        Raises:
-            ValueError: `tool_choice` names a tool that is not bound.
+        "required" or "any", "none", or a tool name (one not bound raises ValueError).
         """
         formatted = [convert_to_openai_tool(tool) for tool in tools]
         names = [tool["function"]["name"] for tool in formatted]

@@ -49,6 +49,8 @@ class Hints(Protocol):
     """What a person reads in each tool's result, for the tools that declare it."""
     times: Times
     """Where a text says a time, as the date reader finds it."""
+    manuals: Mapping[str, str]
+    """How each offered tool works, in a person's words."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,10 @@ class Decider:
         if turn.now.results:
             return self._after(offer, ranked)
         (best, p1), (second, p2) = ranked[0], ranked[1] if len(ranked) > 1 else ("", 0.0)
-        if best not in by_name:
-            return Step(reply=small_talk(best, hints.abilities), why=f"small talk: {best} {p1:.2f}")
+        if best not in by_name:  # how a tool works: of the best matched offered, a change first
+            about = next((n for n in [*by_name][:3] if n in hints.changing), [*by_name, ""][0])
+            reply = small_talk(best, hints.abilities, hints.manuals.get(about, ""))
+            return Step(reply=reply, why=f"small talk: {best} {p1:.2f}")
         pair = (best, second) if second in by_name else (best,)
         close = second in by_name and p1 - p2 < CLOSE
         mass = sum(p for n, p in ranked if n in by_name)  # small talk is already ruled out

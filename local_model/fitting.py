@@ -57,8 +57,5 @@ def labels(arg: str, value: Plain, said: str) -> bool:
 
 
 def fits(value: Plain, options: list[dict[str, Any]]) -> bool:
-    """Whether a value is valid under one of the alternatives: its type, range, length, pattern.
-
-    A list's name is no marketplace ("a channel and a two-letter country").
-    """
+    """Whether a value is valid under one of the alternatives: its type, range, length, pattern."""
     return any(Draft202012Validator(a).is_valid(value) for a in options)

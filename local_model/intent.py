@@ -29,6 +29,7 @@ _TALK = TEXTS["small_talk"]
 SMALL_TALK = {kind: tuple(entry["examples"]) for kind, entry in _TALK.items()}
 """Kinds of small talk and their examples, each answered without a lookup."""
 SMALL_TALK_ANSWERS = {kind: str(entry["answer"]) for kind, entry in _TALK.items()}
+HOW = "how_it_works"  # the small talk that asks how something works: a tool's manual answers
 FOLLOW_UP = {kind: tuple(examples) for kind, examples in TEXTS["follow_up"].items()}
 """Messages that go on from the ask before ("and for Globex?") and requests of their own."""
 PROMPTS = (

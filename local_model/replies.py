@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from local_model.conversation import Result
-from local_model.intent import SMALL_TALK_ANSWERS
+from local_model.intent import HOW, SMALL_TALK_ANSWERS
 from local_model.values import iso_day
 
 SHOWN_LINES = 20
@@ -22,10 +22,12 @@ _FAILURE_PREFIX = re.compile(r"^error: (?:\w+ failed: (?:\w+(?:Error|Exception):
 _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
 
 
-def small_talk(kind: str, abilities: Sequence[str]) -> str:
-    """The answer to a kind of small talk; "what can you do?" lists what the asker may ask."""
+def small_talk(kind: str, abilities: Sequence[str], manual: str = "") -> str:
+    """The answer to small talk: "what can you do?" the abilities, "how does …?" a `manual`."""
+    kind = "abilities" if kind == HOW and not manual else kind
     answer = SMALL_TALK_ANSWERS.get(kind, SMALL_TALK_ANSWERS["acknowledgement"])
-    return answer.format(abilities="\n".join(f"- {ability}" for ability in abilities))
+    listed = "\n".join(f"- {ability}" for ability in abilities)
+    return answer.format(abilities=listed, manual=manual)
 
 
 def which_of(options: Sequence[str]) -> str:

@@ -36,6 +36,7 @@ from history import compaction, pipeline
 from history.turn import turn_start
 from prompts import replies, system
 from tools.declaration import ToolContext
+from tools.manual import manual
 from tools.preselection import Offer, ToolRanker
 from tools.registry import ToolRegistry
 
@@ -174,6 +175,7 @@ class Act:
             read_as=self._registry.read_as,
             stated=stated,
             shows={tool.name: tool.shows for tool in tools if tool.shows},
+            manuals={tool.name: manual(tool) for tool in tools},
             times=(lambda text: finds(text, today)) if finds else no_times,
         )
 

@@ -209,5 +209,5 @@ def _misses_question(text: str, evidence: Evidence) -> bool:
         return False  # a statement or a short question: nothing to hold the answer to
     if evidence.tools_called or "?" in text or re.search(r"\d", text):
         return False
-    stems = {w[:5] for w in terms(text)}
+    stems = {w[:5] for w in terms(text, limit=None)}  # a long answer's later words count too
     return not any(w[:5] in stems for w in keywords)

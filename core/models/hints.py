@@ -43,6 +43,8 @@ class ToolHints:
     """The stays the message writes out, already read: each one's `check_in` and `check_out`."""
     shows: Mapping[str, Shows] = field(default_factory=dict)
     """What a person reads in each offered tool's result, for the tools that declare it."""
+    manuals: Mapping[str, str] = field(default_factory=dict)
+    """How each offered tool works, in a person's words: what it does, takes and waits for."""
     times: Callable[[str], Sequence[tuple[int, int]]] = no_times
     """Where a text says a time, as the enabled date reader finds it: (start, end) of each
     phrase. Without a date reader, no text says one."""

@@ -663,7 +663,11 @@ class Hints:
     mentions: Mapping[str, Sequence[str]] = field(default_factory=lambda: dict(KINDS))
     read_as: Mapping[str, str] = field(default_factory=dict)
     shows: Mapping[str, Any] = field(default_factory=dict)
+    manuals: Mapping[str, str] = field(default_factory=lambda: dict(MANUALS))
     times: Any = times
+
+
+MANUALS = {"lookup_client": "Look up a client.", "remember_client_note": "Save a note; it waits."}
 
 
 TOOLS = [
@@ -687,6 +691,15 @@ def test_small_talk_gets_a_set_answer_and_what_can_you_do_the_abilities() -> Non
     assert step({"thanks": 0.9}, "thanks!").reply == small_talk("thanks", ())
     listed = step({"abilities": 0.9}, "what can you do?").reply
     assert "Look up a client by name" in listed and "help you with" in listed
+
+
+def test_how_a_change_works_is_told_from_its_manual_not_proposed() -> None:
+    # Of the three best matched offered tools (the first three of TOOLS), a change is the
+    # likelier subject of such a question than the look-up offered first.
+    told = step({"how_it_works": 0.8, "lookup_client": 0.2}, "can a saved note be undone?")
+    assert told.tool is None and told.reply.endswith("\nSave a note; it waits.")
+    alone = step({"how_it_works": 0.8}, "how does it work?", Hints(manuals={}))
+    assert alone.reply == step({"abilities": 0.9}, "what can you do?").reply  # nothing to tell
 
 
 def test_small_talk_is_answered_only_when_likelier_than_the_tools_together() -> None:

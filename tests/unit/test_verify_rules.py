@@ -118,6 +118,16 @@ def test_an_answer_that_misses_the_question_is_sent_back() -> None:
     assert check("Sure, happy to help.", Evidence(question="Which brands?", tools_called=1)) == []
 
 
+def test_a_long_answer_is_held_to_the_question_by_all_of_its_words() -> None:
+    from screening.answer_checks import Evidence
+
+    evidence = Evidence(question="how does approving a booking work?")
+    opening = "Here is how that goes: reserve one suite of each kind for every guest party"
+    long = f"{opening}, paying attention to nightly prices, dates, cleaning and staff. "
+    assert check(long, evidence)  # nothing it says is about approving or bookings
+    assert check(f"{long}It runs once you approve it.", evidence) == []
+
+
 @pytest.mark.parametrize(
     "fact",
     [
