@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, Protocol
 from local_model.conversation import Times, Turn, says
 from local_model.intent import FOLLOW_UP, SMALL_TALK, Intents
 from local_model.reading import REQUEST, answered, asks_to_know, clauses, masked
-from local_model.replies import ask_for, shown, small_talk, which_of
+from local_model.replies import ask_for, shown, small_talk, summary, which_of
 from local_model.spans import BACK, GOES_ON, bare
 from local_model.values import argument_terms, date_arguments, dates, fill, own_words
 
@@ -158,7 +158,7 @@ class Decider:
         if latest.failed and latest.name in hints.readers and goal not in called:
             dates = date_arguments(_parameters(by_name[goal]), required_only=True) if goal else []
             if dates or not goal:
-                question = ask_for(dates or ["dates"], summary(by_name[goal]) if goal else "")
+                question = ask_for(dates or ["dates"], by_name.get(goal))
                 return Step(reply=question, why="the time was not read", asked=(goal,) * bool(goal))
             return Step(tool=by_name[goal], why=f"{goal} without the time")
         each = [r for r in turn.now.results if r.name == latest.name]  # one, or a wave's each
@@ -169,7 +169,7 @@ class Decider:
             return Step(reply="\n\n".join(told), why="result")
         if not (missing := fill(_parameters(by_name[goal]), turn, hints.mentions, goal).missing):
             return Step(tool=by_name[goal], why=f"the dates read fill {goal}")
-        question = ask_for(missing, summary(by_name[goal]))
+        question = ask_for(missing, by_name[goal])
         return Step(reply=question, why=f"{goal} lacks {missing}", asked=(goal,))
 
     def _toward(self, offer: _Offer, name: str, ranked: Ranked, why: str) -> Step:
@@ -189,7 +189,7 @@ class Decider:
         if readers and turn.says_when:
             return Step(tool=by_name[readers[0]], why=f"{why}; read the time first")
         if missing:
-            return Step(reply=ask_for(missing, summary(tool)), why=why, asked=(name,))
+            return Step(reply=ask_for(missing, tool), why=why, asked=(name,))
         return Step(tool=tool, why=why)
 
     def _rank(self, offer: _Offer, may_reply: bool) -> Ranked:
@@ -257,12 +257,6 @@ def _fillable(offer: _Offer, best: str, ranked: Ranked) -> str:
         return best
     reads = [n for n, _ in ranked if n in by_name and n not in hints.changing and n != best]
     return next((n for n in reads if not lacks(n)), best)
-
-
-def summary(tool: dict[str, Any]) -> str:
-    """What a tool does, in a line: its description's first line."""
-    first = str(tool["function"].get("description") or "").strip().split("\n", 1)[0]
-    return first or str(tool["function"]["name"]).replace("_", " ")
 
 
 def _saying(offer: _Offer, text: str) -> _Offer:

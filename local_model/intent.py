@@ -67,10 +67,7 @@ class Embedder:
                 logger.warning("ignoring the unreadable vector cache %s", self._file, exc_info=True)
 
     def embed(self, texts: Sequence[str], prompt: int, *, keep: bool = False) -> np.ndarray:
-        """Unit vectors of `texts` under `PROMPTS[prompt]`, one row each.
-
-        `keep`: the texts are examples, kept (a message's vector is not: there is no end to them).
-        """
+        """Unit vectors of `texts` under `PROMPTS[prompt]`, a row each; `keep`: examples, saved."""
         rows = []
         for text in texts:
             name = hashlib.sha1(f"{prompt}:{text}".encode()).hexdigest()

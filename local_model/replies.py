@@ -31,22 +31,34 @@ def small_talk(kind: str, abilities: Sequence[str], manual: str = "") -> str:
 
 
 def which_of(options: Sequence[str]) -> str:
-    """A question naming what the message may ask for: "Which do you want me to do: A, or B?".
-
-    Of one thing, "Do you want me to A?": a "yes" answers that one, never a choice of two.
-    """
+    """The question "Which do you want me to do: A, or B?"; of one, "Do you want me to A?"."""
     said = [_lowered(_ASIDE.sub("", option).strip().rstrip(".")) for option in options]
     if len(said) == 1:
         return f"Do you want me to {said[0]}?"
     return f"Which do you want me to do: {', or '.join(said)}?"
 
 
-def ask_for(arguments: Sequence[str], tool_summary: str) -> str:
-    """The question for arguments the message does not give."""
-    words = [name.replace("_", " ") for name in arguments]
-    listed = " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
-    purpose = _lowered(_ASIDE.sub("", tool_summary).strip().rstrip("."))
-    return f"{f'To {purpose}, ' if purpose else ''}I need the {listed}: which do you mean?"
+def ask_for(arguments: Sequence[str], tool: dict[str, Any] | None) -> str:
+    """The question for arguments the message does not give, with the records each may be.
+
+    An argument that lists its records as `examples` names them ("the client (Acme or Globex)").
+    """
+    props = ((tool or {}).get("function", {}).get("parameters") or {}).get("properties") or {}
+    options = [[str(e) for e in props.get(a, {}).get("examples") or []] for a in arguments]
+    named = zip(arguments, options, strict=True)
+    words = [a.replace("_", " ") + f" ({_listed(o, 'or')})" * bool(o) for a, o in named]
+    purpose = _lowered(_ASIDE.sub("", summary(tool) if tool else "").strip().rstrip("."))
+    return f"{f'To {purpose}, ' if purpose else ''}I need the {_listed(words)}: which do you mean?"
+
+
+def _listed(words: Sequence[str], last: str = "and") -> str:
+    return f" {last} ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+
+
+def summary(tool: dict[str, Any]) -> str:
+    """What a tool does, in a line: its description's first line."""
+    first = str(tool["function"].get("description") or "").strip().split("\n", 1)[0]
+    return first or str(tool["function"]["name"]).replace("_", " ")
 
 
 def shown(result: Result, shows: Mapping[str, Any], changed: bool = False) -> str:

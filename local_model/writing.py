@@ -12,11 +12,11 @@ from typing import Any
 from langchain_core.utils.json_schema import dereference_refs
 
 from local_model.conversation import Times, Turn, iso_day, says
-from local_model.decide import Hints, summary
+from local_model.decide import Hints
 from local_model.fitting import labels
 from local_model.grammar import call_grammar, read_call, tool_call
 from local_model.intent import TEXTS
-from local_model.replies import ask_for
+from local_model.replies import ask_for, summary
 from local_model.spans import BACK, EDGE, FUNCTION_WORDS, JOINING_WORDS, bare
 from local_model.values import COUNTS, date_arguments, fill, hollow
 
@@ -37,7 +37,7 @@ def write_call(
     name, parameters = str(function["name"]), dict(function.get("parameters") or {})
     offered = fill(parameters, turn, mentions, name)
     if offered.missing:
-        return None, ask_for(offered.missing, about)
+        return None, ask_for(offered.missing, tool)
     if not offered.choices:
         return tool_call(name, {}), ""
     grammar = call_grammar(name, parameters, offered.choices, offered.said)
@@ -59,7 +59,7 @@ def write_call(
     unsaid += [a for a in named if name in hints.changing and not _a_name(args[a], said, records)]
     unsaid += [a for a in texts if _the_request(args[a], name, said, name in hints.changing)]
     if unsaid:
-        return None, ask_for(list(dict.fromkeys(unsaid)), about)
+        return None, ask_for(list(dict.fromkeys(unsaid)), tool)
     # a name written in lower case is capitalized ("dana levi")
     args |= {a: args[a].title() for a in named if not _capitalized(args[a], said)}
     return {**call, "args": args}, ""

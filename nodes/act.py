@@ -35,7 +35,8 @@ from core.streamed_text import TextChunks
 from history import compaction, pipeline
 from history.turn import turn_start
 from prompts import replies, system
-from tools.declaration import ToolContext
+from tools.choices import choices, with_choices
+from tools.declaration import GatherContext, ToolContext
 from tools.manual import manual
 from tools.preselection import Offer, ToolRanker
 from tools.registry import ToolRegistry
@@ -67,6 +68,10 @@ class Act:
         runtime.stream_writer(events.agent_state("thinking", _offered(offer)))
         model = self._resolver().resolve(ctx.model)
         schemas = self._registry.openai_schemas(offer.names)
+        listers = [lister for pack in self._registry.packs for lister in pack.listers]
+        if listers and schemas:  # a kind's few records, for a question that asks which one
+            listed = await choices(listers, GatherContext(ctx.run_date(), self._db))
+            schemas = with_choices(schemas, listed)
         bound = bind_offered(model, schemas, self._hints(offer, state, ctx)) if schemas else model
         update: ActUpdate = {}
         removals: list[RemoveMessage] = []

@@ -91,6 +91,8 @@ Preview = Callable[[Any, ToolContext], Awaitable[str]]
 SourceFinder = Callable[[str, GatherContext], Awaitable[list[Source]]]
 """What a pack contributes to gather: the sources a message points at (mentioned names
 resolved, their notes, documents, the dates it writes out), found without a model call."""
+Lister = Callable[[GatherContext], Awaitable[dict[str, list[str]]]]
+"""Every record of some of a pack's kinds, by name, kind by kind (`{"client": [...]}`)."""
 
 
 @dataclass(frozen=True)

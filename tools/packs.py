@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core.db.engine import Database
-from tools.declaration import SourceFinder, Tool
+from tools.declaration import Lister, SourceFinder, Tool
 
 ENTRY_POINTS = "agentloop.packs"
 """The entry-point group packs are found in (`name = "package.module:PACK"`)."""
@@ -39,6 +39,9 @@ class Pack:
     tools: tuple[Tool, ...] = ()
     sources: tuple[SourceFinder, ...] = ()
     """What gather finds for each message without a model call (mentions, dates said)."""
+    listers: tuple[Lister, ...] = ()
+    """Name every record of some of its kinds: where a kind has a few, the tools' arguments of
+    its name list them (`tools/choices.py`), and a question for a missing one names them."""
     records: tuple[str, ...] = ()
     """The kinds of record those sources name: a source of such a type names a value for
     the tools' arguments of that name (a `client` source, a `client` argument)."""

@@ -115,3 +115,21 @@ async def test_a_plan_asked_of_it_says_it_cannot_and_what_to_do(
     assert answer.status == "completed"
     assert "cannot write the structured replies a plan needs" in answer.text
     assert "one step at a time" in answer.text and "{" not in answer.text
+
+
+async def test_a_question_names_the_few_records_and_one_of_how_a_change_works_gets_its_manual(
+    open_runner, workspace_url
+) -> None:
+    async with open_runner(default_registry(), model="local", database_url=workspace_url) as runner:
+        room = await ask(runner, "book Ana Silva in for Dec 3 to Dec 5", "t-room")
+        client = await ask(runner, "make a task to refresh the product photos", "t-client")
+        how = await ask(runner, "can one person hold two roles on a single client?", "t-how")
+
+    # The demo's room types and clients, listed by their packs, are named in the question.
+    assert room.status == "completed" and room.tool_calls == []
+    assert "the room type (Queen, Double Queen or King Suite)" in room.text
+    assert client.tool_calls == [] and "the client (Distex or Thorinox)" in client.text
+    # Answered from the assignment tool's declaration: nothing is called or proposed.
+    assert how.status == "completed" and how.tool_calls == []
+    assert "A person may hold several roles on one client" in how.text
+    assert "once you approve" in how.text

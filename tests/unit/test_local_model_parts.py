@@ -1104,8 +1104,28 @@ def test_results_read_a_record_per_line_and_questions_name_the_options() -> None
     )
     assert which_of(["Remember a fact"]) == "Do you want me to remember a fact?"
     assert (
-        ask_for(["check_in", "check_out"], "")
+        ask_for(["check_in", "check_out"], None)
         == "I need the check in and check out: which do you mean?"
+    )
+
+
+def test_a_question_for_a_record_names_the_few_the_workspace_has() -> None:
+    tool = {
+        "function": {
+            "name": "file_report",
+            "description": "File a report for a team (up to one a day).\n\nMore.",
+            "parameters": {
+                "properties": {
+                    "team": {"type": "string", "examples": ["Ops", "Sales", "Legal"]},
+                    "day": {"type": "string", "format": "date"},
+                    "desk": {"type": "string", "examples": ["North"]},
+                }
+            },
+        }
+    }
+    assert ask_for(["team", "day", "desk"], tool) == (
+        "To file a report for a team, I need the team (Ops, Sales or Legal), day and desk"
+        " (North): which do you mean?"
     )
 
 

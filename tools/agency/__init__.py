@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from tools.agency import assignments, audit, brands, client_context, kb, lookup, mutations, tasks
-from tools.agency.mentions import workspace_sources
+from tools.agency.mentions import workspace_names, workspace_sources
 from tools.agency.seed import seed_agency
 from tools.packs import Pack
 
@@ -23,6 +23,7 @@ PACK = Pack(
         *brands.TOOLS,
     ),
     sources=(workspace_sources,),
+    listers=(workspace_names,),
     records=("client", "brand", "team_member", "task"),
     # names the examples use across the tools: the kind's words lean to the look-ups' examples
     read_as=(("client", "Acme"), ("brand", "Fern Candles"), ("team_member", "Jo Kim")),

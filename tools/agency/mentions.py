@@ -31,6 +31,18 @@ WORD_MIN = 4
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+async def workspace_names(ctx: GatherContext) -> dict[str, list[str]]:
+    """Every client's and brand's name (a brand two clients share, once), for `Pack.listers`."""
+    if ctx.db is None:
+        return {}
+    async with ctx.db.session() as session:
+        listed = {kind: await names.listing(session, model) for kind, model in _LISTED.items()}
+    return {kind: list(dict.fromkeys(name for _, name, _ in rows)) for kind, rows in listed.items()}
+
+
+_LISTED = {"client": Client, "brand": Brand}
+
+
 async def workspace_sources(query: str, ctx: GatherContext) -> list[Source]:
     """Mentioned clients, brands, people and tasks, those clients' memory notes, then KB hits."""
     db = ctx.db

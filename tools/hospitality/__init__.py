@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tools.hospitality.room_sources import room_sources
+from tools.hospitality.room_sources import room_sources, room_types
 from tools.hospitality.rooms import TOOLS
 from tools.hospitality.seed import seed_hotel
 from tools.packs import Pack
@@ -14,6 +14,7 @@ PACK = Pack(
     summary="A hotel's room types, rates and bookings (the hotel-wave demo)",
     tools=tuple(TOOLS),
     sources=(room_sources,),
+    listers=(room_types,),
     records=("room_type",),
     migrations=HERE / "migrations" / "versions",
     seed=seed_hotel,

@@ -38,6 +38,15 @@ async def room_sources(message: str, ctx: GatherContext) -> list[Source]:
     ]
 
 
+async def room_types(ctx: GatherContext) -> dict[str, list[str]]:
+    """Every room type's name, for `Pack.listers`."""
+    if ctx.db is None:
+        return {}
+    async with ctx.db.session() as session:
+        rooms = (await session.execute(select(Room.room_type).order_by(Room.id))).scalars()
+        return {"room_type": list(rooms)}
+
+
 _WORDS = re.compile(r"\w+")
 
 
