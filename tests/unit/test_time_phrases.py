@@ -98,3 +98,22 @@ def test_holidays_are_those_of_the_run_date_year_and_the_next() -> None:
 def test_the_date_reader_declares_where_a_message_says_what_it_reads() -> None:
     assert resolve_date_hint.finds is time_phrases
     assert "date_reader" in resolve_date_hint.provides
+
+
+def test_an_arrival_and_the_departure_after_it_are_one_stay() -> None:
+    assert said("a Queen for Bo Lee, arriving Friday, leaving Sunday") == [
+        "arriving Friday, leaving Sunday"
+    ]
+    assert said("in on the 3rd, out on the 5th please") == ["in on the 3rd, out on the 5th"]
+    assert said("checking in Dec 3 and checking out Dec 6") == [
+        "checking in Dec 3 and checking out Dec 6"
+    ]
+    # Two days that are no arrival and departure stay two times.
+    assert said("call Jo on Friday and leave it until Sunday") == ["Friday", "Sunday"]
+    for phrase, check_in, check_out in [
+        ("arriving Friday, leaving Sunday", "2026-11-27", "2026-11-29"),
+        ("in on the 3rd, out on the 5th", "2026-12-03", "2026-12-05"),
+        ("checking in Dec 3 and checking out Dec 6", "2026-12-03", "2026-12-06"),
+    ]:
+        stay = parse_date_hint(phrase, TODAY)
+        assert (stay.check_in.isoformat(), stay.check_out.isoformat()) == (check_in, check_out)

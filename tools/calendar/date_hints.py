@@ -42,6 +42,10 @@ _AHEAD = re.compile(
     rf"\b((?:{NUMBER}) (?:day|week|fortnight|month)s?) (?:out(?! of\b)|ahead|away)(?: from now)?\b"
 )
 # How long, not when: dateparser would read "3 weeks" as "in 3 weeks".
+_ARRIVAL_AND_DEPARTURE = re.compile(
+    r"^(?:arriv\w*|check\w* ?-?in|in on)(?: on)? (.+?) (?:and )?"
+    r"(?:leav\w*|depart\w*|check\w* ?-?out|out)(?: on)? (.+)$"
+)
 _DURATION = re.compile(rf"(?:{NUMBER}) (?:day|week|month|year)s?")
 _WEEKDAY = re.compile(
     rf"(?:(this|next|coming|this coming) )?({'|'.join(WEEKDAYS)})(?:'s)?(?: night)?"
@@ -117,6 +121,7 @@ def normalize(hint: str) -> str:
     text = re.sub(r"\bfrom today\b", "from now", text)
     text = re.sub(_AHEAD, r"in \1", text)  # "ten days out", "3 weeks ahead": "in ten days"
     text = re.sub(r"^\s*(?:from|on|starting)\s+", "", text)
+    text = re.sub(_ARRIVAL_AND_DEPARTURE, r"\1 to \2", text.strip())  # "arriving fri leaving sun"
     return week_said_first(" ".join(text.split()))
 
 

@@ -42,6 +42,16 @@ _WEEKDAYS = (
 """A range of weekdays, written out or short ("wed through fri", "tues-thurs"): a time, whatever
 its words alone could be; with its week, one time ("wed through fri next week")."""
 _REFERS_BACK = re.compile(r"\bthat\s+$", re.IGNORECASE)
+_ARRIVES = re.compile(
+    r"\b(?:arriv(?:e|es|ing|al)|check(?:s|ing)?[ -]?in|in\s+on)(?:\s+on)?\s+$", re.IGNORECASE
+)
+_LEAVES = re.compile(
+    r",?\s+(?:and\s+)?(?:leav(?:e|es|ing)|depart(?:s|ing)?|check(?:s|ing)?[ -]?out|out)"
+    r"(?:\s+on)?\s+",
+    re.IGNORECASE,
+)
+"""Said before a day and between it and a later one, the two are a stay's first night and its
+departure ("arriving Friday, leaving Sunday"): one time, from the arrival's word."""
 _LENGTH = re.compile(rf"\b(?:for\s+)?{_AMOUNT}nights?\b", re.IGNORECASE)
 """A stay's length ("for three nights"): a time of its own where no start said holds it."""
 
@@ -66,6 +76,7 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
         back = _REFERS_BACK.search(text[: found.start()]) and not anew
         if not (common or back):
             spans.append(found.span())
+    spans = _stays(text, spans)
     # "Dec 10, 3 nights": a length apart from a day written out is a time too; a relative
     # time ("for 2 nights next weekend") is read by its own rules, the length left aside
     written = all(any(c.isdigit() for c in text[a:b]) for a, b in spans)
@@ -73,6 +84,18 @@ def time_phrases(text: str, today: date) -> list[tuple[int, int]]:
     return sorted(
         [*spans, *(f for f in lengths if not any(a < f[1] and f[0] < b for a, b in spans))]
     )
+
+
+def _stays(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` with each arrival day and the departure day said after it as one (`_LEAVES`)."""
+    joined: list[tuple[int, int]] = []
+    for start, end in spans:
+        arrives = _ARRIVES.search(text[: joined[-1][0]]) if joined else None
+        if arrives and _LEAVES.fullmatch(text[joined[-1][1] : start]):
+            joined[-1] = (arrives.start(), end)
+        else:
+            joined.append((start, end))
+    return joined
 
 
 @cache
