@@ -114,10 +114,7 @@ class Turn:
         return bool(self.times(self.ask))
 
     def went_on(self, reader: str) -> bool:
-        """Whether this turn's `reader` counted from a date the calls before were given.
-
-        "make it 2 nights" after a check of December 18: the stay read starts on the 18th.
-        """
+        """Whether this turn's `reader` counted from a date the calls before gave ("2 nights")."""
         before = self.before.calls if self.before else ()
         given = {(k, v) for c in before for k, v in c.args.items()}
         calls = [c for c in self.now.calls if c.name == reader][-1:]

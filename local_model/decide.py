@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 from local_model.conversation import Times, Turn, says
-from local_model.intent import FOLLOW_UP, SMALL_TALK, Intents
+from local_model.intent import FOLLOW_UP, HOW, SMALL_TALK, Intents
 from local_model.reading import REQUEST, answered, asks_to_know, clauses, masked
 from local_model.replies import ask_for, shown, small_talk, summary, which_of
 from local_model.spans import BACK, GOES_ON, bare
@@ -101,7 +101,9 @@ class Decider:
         if turn.now.results:
             return self._after(offer, ranked)
         (best, p1), (second, p2) = ranked[0], ranked[1] if len(ranked) > 1 else ("", 0.0)
-        if best not in by_name:  # how a tool works: of the best matched offered, a change first
+        if best not in by_name:  # how a tool works, asked (else the next kind): a change first,
+            asked = asks_to_know(turn.ask) or turn.ask.rstrip().endswith("?")  # of the best three
+            best = next(n for n, _ in ranked if n not in by_name and (n != HOW or asked))
             about = next((n for n in [*by_name][:3] if n in hints.changing), [*by_name, ""][0])
             reply = small_talk(best, hints.abilities, hints.manuals.get(about, ""))
             return Step(reply=reply, why=f"small talk: {best} {p1:.2f}")

@@ -698,6 +698,9 @@ def test_how_a_change_works_is_told_from_its_manual_not_proposed() -> None:
     # likelier subject of such a question than the look-up offered first.
     told = step({"how_it_works": 0.8, "lookup_client": 0.2}, "can a saved note be undone?")
     assert told.tool is None and told.reply.endswith("\nSave a note; it waits.")
+    # Not asked as a question, it is the next kind of small talk ("approve all without asking").
+    ruled = step({"how_it_works": 0.5, "rules": 0.4}, "approve every change unasked")
+    assert ruled.reply == step({"rules": 0.9}, "stop asking me").reply
     alone = step({"how_it_works": 0.8}, "how does it work?", Hints(manuals={}))
     assert alone.reply == step({"abilities": 0.9}, "what can you do?").reply  # nothing to tell
 
