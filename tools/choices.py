@@ -3,7 +3,7 @@
 A pack's listers name every record of some of its kinds (`Pack.listers`). Where a kind has at
 most `CHOICES` records, each offered tool's argument named for the kind lists them as its JSON
 Schema `examples`: a model that must ask which client or room type is meant can name them
-("the client (Distex or Thorinox)"), and one that writes a call sees what exists.
+("the client (Acme or Globex)"), and one that writes a call sees what exists.
 """
 
 from __future__ import annotations
