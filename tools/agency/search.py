@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sqlalchemy import text
@@ -10,6 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from core.terms import terms
 
 ANY_WORD_POOL = 100
+_BREAK = re.compile(r"\n|(?<!\d)[.!?;:]\s+")
+"""Where an excerpt may start: after a line's end or a sentence's."""
 
 
 @dataclass(frozen=True)
@@ -109,11 +112,28 @@ async def _ranked(
 
 
 def excerpt(body: str, words: list[str], width: int = 280) -> str:
-    """Return the part of `body` around the first query word (or its start)."""
+    """Return up to `width` characters of `body` that hold the most query words (or its start).
+
+    A window starts at the body's start or after a line's or sentence's end, and ends after one
+    too where it can. Of those, the one with the most distinct query words wins, the earliest on
+    a tie: a step far down an SOP ("coupons need 24 hours to go live") is shown when the question
+    is about it, not the SOP's opening.
+    """
     lowered = body.casefold()
-    positions = [p for p in (lowered.find(w) for w in words) if p >= 0]
-    start = max(min(positions) - width // 3, 0) if positions else 0
-    snippet = body[start : start + width].strip()
-    prefix = "…" if start > 0 else ""
-    suffix = "…" if start + width < len(body) else ""
-    return f"{prefix}{snippet}{suffix}"
+    starts = [0, *(m.end() for m in _BREAK.finditer(body) if m.end() < len(body))]
+
+    def end(start: int) -> int:
+        if start + width >= len(body):
+            return len(body)
+        ends = [start + m.end() for m in _BREAK.finditer(body[start : start + width])]
+        return max([e for e in ends if e > start + width // 2], default=start + width)
+
+    def held(start: int) -> int:
+        window = lowered[start : end(start)]
+        return sum(1 for w in set(words) if w in window)
+
+    first = max(starts, key=lambda s: (held(s), -s)) if words else 0
+    last = end(first)
+    prefix = "…" if first > 0 else ""
+    suffix = "…" if last < len(body) else ""
+    return f"{prefix}{body[first:last].strip()}{suffix}"
