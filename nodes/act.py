@@ -36,7 +36,7 @@ from history import compaction, pipeline
 from history.turn import turn_start
 from prompts import replies, system
 from tools.choices import choices, with_choices
-from tools.declaration import GatherContext, ToolContext
+from tools.declaration import GatherContext, Tool, ToolContext
 from tools.manual import manual
 from tools.preselection import Offer, ToolRanker
 from tools.registry import ToolRegistry
@@ -57,6 +57,7 @@ class Act:
         self._ranker = ToolRanker(registry.tools())
         self._models = models
         self._db = db
+        self._manuals: dict[str, str] = {}  # made once per tool: read from its declaration
 
     async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> ActUpdate:
         """Call the model once; a passed deadline ends the turn instead."""
@@ -180,9 +181,13 @@ class Act:
             read_as=self._registry.read_as,
             stated=stated,
             shows={tool.name: tool.shows for tool in tools if tool.shows},
-            manuals={tool.name: manual(tool) for tool in tools},
+            manuals={t.name: self._manuals.get(t.name) or self._manual(t) for t in tools},
             times=(lambda text: finds(text, today)) if finds else no_times,
         )
+
+    def _manual(self, tool: Tool) -> str:
+        self._manuals[tool.name] = manual(tool)
+        return self._manuals[tool.name]
 
     @staticmethod
     def _past_budget(messages: list[BaseMessage], summary: str, ctx: RunContext) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from core.state import Source
 from tools.declaration import GatherContext
@@ -43,8 +43,8 @@ async def room_types(ctx: GatherContext) -> dict[str, list[str]]:
     if ctx.db is None:
         return {}
     async with ctx.db.session() as session:
-        rooms = (await session.execute(select(Room.room_type).order_by(Room.id))).scalars()
-        return {"room_type": list(rooms)}
+        kinds = select(Room.room_type).group_by(Room.room_type).order_by(func.min(Room.id))
+        return {"room_type": list((await session.execute(kinds)).scalars())}
 
 
 _WORDS = re.compile(r"\w+")
