@@ -78,7 +78,10 @@ def _span(words: list[str], start: int, end: int) -> str:
     """
     span = unpossessive(" ".join(words[start:end]).strip(EDGE))
     ends = span.split()[:: max(1, len(span.split()) - 1)]
-    cut = [words[i - 1 : i + 1] for i in (start, end) if 1 < i < len(words)]
+    # the words either side of a cut, past a lone hyphen ("Amazon US | - Lamps")
+    dash = [w == "-" for w in words]
+    at = [(i - 1 - dash[i - 1], i + dash[i]) for i in (start, end) if 1 < i < len(words)]
+    cut = [[words[a], words[b]] for a, b in at if b < len(words)]
     name = any(all(w[:1].isupper() for w in pair) and pair[0][-1].isalnum() for pair in cut)
     crosses = any(w[-1] in _STOPS for w in words[start : end - 1])
     return "" if name or crosses or any(bare(w) in JOINING_WORDS for w in ends) else span

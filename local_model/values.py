@@ -146,10 +146,8 @@ def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -
 
 
 def hollow(text: str, tool: str, others: Sequence[str]) -> bool:
-    """Whether `text` says only function words, the tool's name or the words of `others`.
-
-    Of them, not one holding it as a part ("Hooks" of "Amazon US - Hooks"); whole ("distex"), yes.
-    """
+    """Whether `text` says only function words, the tool's name or the words of `others`."""
+    # of `others`, not one holding it as a part ("Hooks" of "Amazon US - Hooks"); whole, yes
     plain = {bare(w) for o in others if says(o, text) in ([], [(0, len(o))]) for w in o.split()}
     return {bare(w) for w in text.split()} <= plain | FUNCTION_WORDS | set(tool.split("_"))
 
@@ -193,7 +191,7 @@ def _texts(
         return listed  # an identifier the description gives, said as words ("ppc specialist")
     if arg in mentions:  # a record it says, else one gather found by a word of it ("the peelers")
         own = [n for n in mentions[arg] if says(ask, n)] or sorted({*mentions[arg]} - {*earlier})
-        return own or results or earlier
+        return own or results or (earlier if len({*earlier}) == 1 else [])  # of several: ask
     described = _described(about, mentions)
     named = [n for kind in described for n in mentions[kind]]
     other = {v for k, v in back or () if k in mentions and k not in described}  # "Acme": a client
