@@ -101,11 +101,10 @@ class Decider:
         if turn.now.results:
             return self._after(offer, ranked)
         (best, p1), (second, p2) = ranked[0], ranked[1] if len(ranked) > 1 else ("", 0.0)
-        if best not in by_name:  # how a tool works, asked (else the next kind): a change first,
-            asked = asks_to_know(turn.ask) or turn.ask.rstrip().endswith("?")  # of the best three
+        if best not in by_name:  # how a tool works, asked (else the next kind)
+            asked = asks_to_know(turn.ask) or turn.ask.rstrip().endswith("?")
             best = next(n for n, _ in ranked if n not in by_name and (n != HOW or asked))
-            about = next((n for n in [*by_name][:3] if n in hints.changing), [*by_name, ""][0])
-            reply = small_talk(best, hints.abilities, hints.manuals.get(about, ""))
+            reply = small_talk(best, hints.abilities, hints.manuals.get(_about(offer), ""))
             return Step(reply=reply, why=f"small talk: {best} {p1:.2f}")
         pair = (best, second) if second in by_name else (best,)
         close = second in by_name and p1 - p2 < CLOSE
@@ -235,7 +234,8 @@ class Decider:
         talk = talk if sum(talk.values()) >= 0.5 else {}  # only when likelier than the tools
         weight = sum(tools[n] for n in by_name) or 1.0
         ranked = {**talk, **{n: (1 - sum(talk.values())) * tools[n] / weight for n in by_name}}
-        return sorted(ranked.items(), key=lambda item: -item[1])
+        # small talk likelier than the tools together: its likeliest kind first
+        return sorted(ranked.items(), key=lambda i: (bool(talk) and i[0] in by_name, -i[1]))
 
     def _goes_on(self, text: str, hints: Hints) -> bool:
         """Whether `text` goes on from the ask before: "and …", or read as such (`FOLLOW_UP`)."""
@@ -243,12 +243,18 @@ class Decider:
         return bool(GOES_ON.match(text)) or dict(self._intents.rank(said, FOLLOW_UP))["on"] > 0.5
 
 
-def _fillable(offer: _Offer, best: str, ranked: Ranked) -> str:
-    """The look-up to call: the likeliest one the message fills, when `best` lacks a value.
+def _about(offer: _Offer) -> str:
+    """The tool a question of how something works is about: the one it names most ("a brand")."""
+    said, tools = {bare(w)[:4] for w in offer.turn.ask.split()}, [*offer.by_name]
+    first = next((n for n in tools[:3] if n in offer.hints.changing), "")  # a change of the best 3
+    named = {n: (sum(w[:4] in said for w in n.split("_")), n == first) for n in tools}
+    return max(tools, key=named.__getitem__, default="")
 
-    "Which brands does Acme own?" names no brand to resolve; the brand list answers it. A change
-    that lacks a value is asked about, and so is a look-up no other fills.
-    """
+
+def _fillable(offer: _Offer, best: str, ranked: Ranked) -> str:
+    """The look-up to call: the likeliest one the message fills, when `best` lacks a value."""
+    # "Which brands does Acme own?" names no brand to resolve; the brand list answers it. A
+    # change that lacks a value is asked about, and so is a look-up no other fills.
     turn, by_name, hints = offer
 
     def lacks(name: str) -> bool:
