@@ -234,8 +234,7 @@ class Decider:
         talk = talk if sum(talk.values()) >= 0.5 else {}  # only when likelier than the tools
         weight = sum(tools[n] for n in by_name) or 1.0
         ranked = {**talk, **{n: (1 - sum(talk.values())) * tools[n] / weight for n in by_name}}
-        # small talk likelier than the tools together: its likeliest kind first
-        return sorted(ranked.items(), key=lambda i: (bool(talk) and i[0] in by_name, -i[1]))
+        return sorted(ranked.items(), key=lambda item: -item[1])
 
     def _goes_on(self, text: str, hints: Hints) -> bool:
         """Whether `text` goes on from the ask before: "and …", or read as such (`FOLLOW_UP`)."""

@@ -725,10 +725,6 @@ def test_a_question_of_how_something_works_is_about_the_tool_it_names() -> None:
     # create_booking is offered fifth, past the three best: the question names it ("book").
     told = step({"how_it_works": 0.9}, "if I ask you to book a room, is it instant?", manuals)
     assert told.tool is None and told.reply.endswith("\nBook a room; it waits.")
-    # Small talk likelier than the tools together answers, though one tool alone is likelier.
-    split = {"how_it_works": 0.3, "abilities": 0.27, "get_availability": 0.38}
-    able = step(split, "are you able to book rooms?", manuals)
-    assert able.tool is None and able.reply.endswith("\nBook a room; it waits.")
 
 
 def test_small_talk_is_answered_only_when_likelier_than_the_tools_together() -> None:
