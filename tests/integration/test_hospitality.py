@@ -83,6 +83,7 @@ async def test_hanukkah_night_has_no_king_suite(tool_ctx) -> None:
     assert rooms["King Suite"]["free"] == 0
     assert rooms["King Suite"]["available"] is False
     assert rooms["King Suite"]["total"] == "$289"
+    assert rooms["King Suite"]["booked"] == "fully booked" and rooms["Queen"]["booked"] is None
     assert rooms["Queen"]["free"] == 5 and rooms["Double Queen"]["free"] == 3
 
 

@@ -153,6 +153,19 @@ def test_the_lead_line_is_filled_from_the_result() -> None:
     assert row.startswith("Queen — free: 3, total: $298, nightly rates: 2027-01-17")
 
 
+def test_a_room_type_that_is_not_free_reads_as_fully_booked() -> None:
+    def room(name: str, free: int, booked: str | None) -> dict[str, Any]:
+        return {"room_type": name, "free": free, "total": "$289", "booked": booked}
+
+    rooms = {"check_in": "2026-12-05", "check_out": "2026-12-06", "rooms": []}
+    rooms["rooms"] = [room("Queen", 5, None), room("King Suite", 0, "fully booked")]
+
+    _, queen, king = read("get_availability", rooms).splitlines()
+
+    assert queen.startswith("- Queen — free: 5")
+    assert king.startswith("- King Suite (fully booked) — free: 0")
+
+
 def test_an_undeclared_tool_shows_every_field_but_ids_and_empty_ones() -> None:
     result = {"status": "found", "id": 3, "more": [], "note": None, "items": [{"id": 1, "a": 1}]}
 

@@ -61,6 +61,7 @@ class _Quote:
             "nightly_rates": self.nightly_rates,
             "total": money(self.total),
             "available": self.available,
+            "booked": None if self.available else "fully booked" if not self.free else "unpriced",
         }
 
 
@@ -79,7 +80,7 @@ class _Quote:
     ),
     shows=Shows(
         records="rooms",
-        fields=("room_type", "free", "total", "nightly_rates", "max_guests"),
+        fields=("room_type+booked", "free", "total", "nightly_rates", "max_guests"),
         noun="room type",
         lead={"": "from {check_in} to {check_out}"},
     ),
@@ -96,7 +97,8 @@ async def get_availability(args: GetAvailabilityArgs, ctx: ToolContext) -> dict[
     Returns:
         {"check_in", "check_out", "nights", "guests", "rooms": [{"room_type",
         "max_guests", "free" (rooms free every night), "nightly_rates": [{"date",
-        "rate"}], "total" (whole stay, one room), "available"}]}.
+        "rate"}], "total" (whole stay, one room), "available", "booked" (why a room type is
+        not available: "fully booked", or "unpriced" when a night has no rate; else null)}]}.
 
     Examples:
         {"check_in": "2027-01-17", "check_out": "2027-01-19"},
