@@ -73,8 +73,7 @@ def _clauses(parts: list[list[str]], edges: frozenset[str]) -> list[str]:
 def _span(words: list[str], start: int, end: int) -> str:
     """`words[start:end]` as a value, or "" when a joining word begins or ends it.
 
-    Nor may it cut a run of capitalized words, a name ("Yusuf | Demir"), nor cross the end of
-    a clause ("Saltmarsh Mills, | amazon_us").
+    Nor may it cut a name ("Yusuf | Demir") or cross a clause's end ("Acme Mills, | amazon_us").
     """
     span = unpossessive(" ".join(words[start:end]).strip(EDGE))
     ends = span.split()[:: max(1, len(span.split()) - 1)]

@@ -97,6 +97,10 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mentions, tool: st
             empty = [t for t in texts if prose and hollow(t, tool, records)]  # "the note"
             choices = [t for t in texts if fits(t, options) and t not in empty]
             choices = _fullest(choices, tool, records, said) if prose else choices
+            # of prose, the clauses about what the thread showed ("the one about X", after notes)
+            seen = {bare(w) for v in found.get(arg, []) if prose for w in str(v).split()}
+            near = [c for c in choices if seen - JOINING_WORDS & {*map(bare, str(c).split())}]
+            choices = near or choices
             # a word alone is no prose: "drop it" means the note the answer before showed
             showed = [v for v in found.get(arg, []) if back and prose and fits(v, options)]
             showed = showed if len(" ".join(map(str, choices)).split()) < 2 else []

@@ -30,8 +30,7 @@ def write_call(
 ) -> tuple[dict[str, Any] | None, str]:
     """The call of `tool` for `turn`, or None and the question to ask instead.
 
-    A name given to a tool that changes data (`hints.changing`) must be one the message writes
-    as a name ("for 2 adults" names no guest).
+    A name given to a change (`hints.changing`) must be written as one ("for 2 adults": no guest).
     """
     function, mentions, about = tool["function"], hints.mentions, summary(tool)
     name, parameters = str(function["name"]), dict(function.get("parameters") or {})
@@ -68,9 +67,8 @@ def write_call(
 def _a_name(value: str, said: str, records: set[str]) -> bool:
     """Whether `said` writes `value` as a name: a record, capitalized, or two words of its own.
 
-    The last only where nothing in the message is capitalized, so its case tells nothing, and
-    none of its words is a function word, a count or a word of a record's name ("king suite",
-    "two people").
+    The last only where the message capitalizes nothing, and none of its words is a function
+    word, a count or a word of a record's name ("king suite", "two people").
     """
     if value in records or not says(said, value) or _capitalized(value, said):
         return True  # one the message does not say is a record the conversation gave

@@ -1424,3 +1424,17 @@ def test_a_span_that_opens_with_a_pronoun_is_no_name() -> None:
     assert own_words(apology, KINDS, []) == {"apologies", "meant", "jan"}  # "I" is no name
     # A message of marks alone names nobody (and is read without an error).
     assert name_spans("?!", KINDS, times) == [] and name_spans(" ... ", KINDS, times) == []
+
+
+def test_prose_that_refers_to_a_shown_value_is_offered_the_clause_about_it() -> None:
+    context = {"client": {"name": "Vexa"}, "memory_notes": [{"note": "Vexa wants terse emails"}]}
+    looked = Call("get_client_context", {"client": "Vexa"})
+    named = {**KINDS, "client": ["Vexa"]}
+    ask = "drop the one about terse emails, no longer true"
+    drop = follow_up(ask, "notes on Vexa?", looked, context)
+    offered = fill(parameters("forget_client_note"), drop, named).choices["note"]
+    assert offered and all("terse emails" in str(note) for note in offered)
+    # a new fact shares no word with what was shown: its clauses are offered as before
+    add = follow_up("save that they like a call each Friday", "notes on Vexa?", looked, context)
+    offered = fill(parameters("remember_client_note"), add, named).choices["note"]
+    assert offered and all("call each Friday" in str(note) for note in offered)
