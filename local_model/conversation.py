@@ -59,9 +59,8 @@ class Exchange:
     def values(self, picked_by: str | None = None, about: bool = True) -> dict[str, list[Plain]]:
         """Plain values by name: the arguments of calls that went through, then result fields.
 
-        An argument its result answers under the same name is left out ("tomorrow" read
-        with a check-in given: the stay read holds). Every field, or only the records
-        `picked_by` picks out of lists and (`about`) `_about`.
+        An argument its result answers by the same name is left out ("tomorrow" with a check-in:
+        the stay read holds). Every field, or the records `picked_by` picks and (`about`) `_about`.
         """
         found: dict[str, list[Plain]] = {}
         failed = {r.name for r in self.results if r.failed}

@@ -23,10 +23,9 @@ class Fill:
 def labelled(result: Fill, said: str, required: set[str], records: Sequence[str]) -> Fill:
     """A text said after an argument's name is that argument's alone ("on the list Bins In").
 
-    One that two may take is theirs the message names before it ("the list of Acme to Bins In").
-    A record named so (`fill` offers it: "space Distex") leaves it nothing else; a word
-    of a text claimed so is no other argument's ("Lighting" of "list Amazon US - Lighting"),
-    unless said alone too, and a record stays its own kind's.
+    One that two may take is theirs the message names before it ("list of Acme to Bins In"). A
+    record named so ("space Distex") leaves it nothing else; a word of a text claimed so is no
+    other's ("Lighting" of "list Amazon US - Lighting") unless said alone; records keep a kind.
     """
     tied = [(c, a) for a, cs in result.choices.items() for c in cs if labels(a, c, said)]
     loose = [(c, a) for a, cs in result.choices.items() for c in cs if a not in dict(tied).values()]

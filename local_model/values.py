@@ -101,9 +101,11 @@ def fill(parameters: Mapping[str, Any], turn: Turn, mentions: Mentions, tool: st
             seen = {bare(w) for v in found.get(arg, []) if prose for w in str(v).split()}
             near = [c for c in choices if seen - JOINING_WORDS & {*map(bare, str(c).split())}]
             choices = near or choices
-            # a word alone is no prose: "drop it" means the note the answer before showed
-            showed = [v for v in found.get(arg, []) if back and prose and fits(v, options)]
-            showed = showed if len(" ".join(map(str, choices)).split()) < 2 else []
+            # a word alone is no prose: "drop it" means the note the answer before showed, and
+            # "actually the 7th" the title the call before gave
+            alone = prose and len(" ".join(map(str, choices)).split()) < 2
+            showed: list[Plain] = [v for v in found.get(arg, []) if back and fits(v, options)]
+            showed = (showed or [*gave] * own_time) if alone else []
             # "same role", "his role": what the record referred to holds under the argument's name
             refs = [f"{w} {arg.split('_')[-1]}" for w in BACK]
             that = [v for v in referred.get(arg, []) if any(says(said, r) for r in refs)]
@@ -133,9 +135,8 @@ def own_words(turn: Turn, mentions: Mentions, values: Sequence[str]) -> set[str]
 def _fullest(texts: list[Plain], tool: str, records: Sequence[str], said: str) -> list[Plain]:
     """Of prose, the clauses that say nearly the most words of their own (`FULL`).
 
-    A task's title, not its request ("acme to-do: | email the printer about the late proofs")
-    nor a cut of it ("the late proofs"); the whole message only when no part of it says
-    anything. Before a colon, the request alone ("one for Jo: | call the printer").
+    A task's title, not its request ("acme to-do: | email the printer") nor a cut ("the printer");
+    the whole message only when no part says anything; before a colon, the request ("one for Jo:").
     """
     plain = JOINING_WORDS | set(tool.split("_")) | {bare(w) for r in records for w in r.split()}
     head, colon, _ = said.strip(EDGE).partition(":")

@@ -1438,3 +1438,26 @@ def test_prose_that_refers_to_a_shown_value_is_offered_the_clause_about_it() -> 
     add = follow_up("save that they like a call each Friday", "notes on Vexa?", looked, context)
     offered = fill(parameters("remember_client_note"), add, named).choices["note"]
     assert offered and all("call each Friday" in str(note) for note in offered)
+
+
+def drafted_task(correction: str) -> Turn:
+    """`correction` after a task for Vexa's Lumen Lamps was drafted and set aside."""
+    wrote = {"client": "Vexa", "title": "Check the Lumen Lamps bullets", "brand": "Lumen Lamps"}
+    drafted = Call("create_task", {**wrote, "due_date": "2026-11-27"})
+    aside = Result("create_task", "not confirmed", False)
+    before = Exchange(
+        "task for Vexa: check the Lumen Lamps bullets, due Friday", (drafted,), (aside,)
+    )
+    return Turn(Exchange(correction, (), ()), replace(before, asked=("create_task",)), times=times)
+
+
+def test_a_correction_of_a_drafted_call_keeps_its_title_and_the_record_inside_it() -> None:
+    # a time alone keeps the title the draft gave; a record the draft gave stays inside it
+    offered = fill(
+        parameters("create_task"), drafted_task("actually the 30th"), KINDS, "create_task"
+    )
+    assert offered.choices["title"] == ["Check the Lumen Lamps bullets"]
+    wrote = {"client": "Vexa", "title": "Check the Lumen Lamps bullets", "brand": "Lumen Lamps"}
+    ask = drafted_task("sorry, make it due the 30th instead")
+    call, question = scripted_call("create_task", ask, KINDS, {**wrote, "due_date": "2026-11-30"})
+    assert question == "" and call is not None and call["args"]["brand"] == "Lumen Lamps"
