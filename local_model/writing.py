@@ -45,8 +45,9 @@ def write_call(
         return None, "I couldn't work out the details of that. Could you say it another way?"
     required = set(dereference_refs(parameters).get("required") or [])
     records = {n for names in mentions.values() for n in names}
-    # a value the call before gave stays, as a record named does ("make it due Friday instead")
-    records |= {str(v) for c in (turn.before.calls if turn.before else ()) for v in c.args.values()}
+    # a value this tool's call before gave stays, as a record named does ("make it due … instead")
+    drafted = [c.args for c in (turn.before.calls if turn.before else ()) if c.name == name]
+    records |= {str(v) for args in drafted for v in args.values()}
     written = as_span(call["args"], parameters)
     said = turn.said(name)  # a value said after its argument's name is kept ("space Distex")
     kept = {k for k, v in written.items() if labels(k, v, said)}
