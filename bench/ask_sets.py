@@ -1,4 +1,4 @@
-"""The local model's sets of asks (bench/asks/): tuning and held-out v10 to v24.
+"""The local model's sets of asks (bench/asks/): tuning and held-out v10 to v25.
 
 The tuning set may be looked at and tuned to (it holds the retired held-out v1 to v9 too);
 the held-out sets only measure, and the bench reports them as totals alone. All are plain YAML so
@@ -31,6 +31,7 @@ SetName = Literal[
     "held_out_v22",
     "held_out_v23",
     "held_out_v24",
+    "held_out_v25",
 ]
 HELD_OUT: tuple[SetName, ...] = tuple(n for n in get_args(SetName) if n != "tuning")
 """The sets that only measure: reported as totals alone, and never copied anywhere."""
