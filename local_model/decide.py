@@ -104,7 +104,7 @@ class Decider:
         if best not in by_name:  # how a tool works, asked (else the next kind)
             asked = asks_to_know(turn.ask) or turn.ask.rstrip().endswith("?")
             best = next(n for n, _ in ranked if n not in by_name and (n != HOW or asked))
-            reply = small_talk(best, hints.abilities, hints.manuals.get(_about(offer), ""))
+            reply = small_talk(best, hints.abilities, hints.manuals.get(_about(offer, ranked), ""))
             return Step(reply=reply, why=f"small talk: {best} {p1:.2f}")
         pair = (best, second) if second in by_name else (best,)
         close = second in by_name and p1 - p2 < CLOSE
@@ -132,10 +132,10 @@ class Decider:
             timed = turn.before and turn.before.asked and turn.times(rest)
             if not (named or refers or timed or asking or GOES_ON.match(rest)):
                 continue
-            if self._rank(_saying(offer, lead), True)[0][0] not in by_name:
-                again = self._rank(_saying(offer, rest), not timed)
-                if again[0][0] in by_name:
-                    return _saying(offer, rest), again
+            first = self._rank(_saying(offer, lead), True)[0][0]
+            again = [] if first in by_name else self._rank(_saying(offer, rest), not timed)
+            if again and (again[0][0] in by_name or (asking and again[0][0] != first)):
+                return _saying(offer, rest), again  # an ask, or small talk asked ("hi! who …?")
         return offer, ranked
 
     def _after(self, offer: _Offer, ranked: Ranked) -> Step:
@@ -220,7 +220,8 @@ class Decider:
             read = rank(f"{turn.ask} {before.ask}")
             tools = read if not own or surest(read) >= surest(alone) else tools
         asked, again = answered(turn, own)
-        knowing = asks_to_know(turn.ask)
+        knowing, named = asks_to_know(turn.ask), any(hints.mentions.values()) or turn.says_when
+        named = named or before is not None  # a question in a thread asks of what it found
         back = not turn.says_when and bool(before and dates("", before.values()))
         untimed = not turn.says_when and not (before and turn.times(before.ask))
         for name in tools:  # nothing to know is changed; dates found are not read anew ("then")
@@ -229,8 +230,12 @@ class Decider:
                 tools[name] = 0.0
             tools[name] *= UNTIMED if reads_time and untimed else 1.0
             tools[name] += ANSWER * (name in asked or (name in again and tools[name] > 0))
-        # Whether it is small talk is read from the message alone; which tool, in context.
-        talk = {n: p for n, p in alone.items() if n not in by_name}
+        # Whether it is small talk is read from the message alone; which tool, in context. A
+        # question that opens a thread naming no record nor time, most like a change, asks
+        # how the change works ("may a viewer add tasks?").
+        first = max(alone, key=alone.__getitem__, default="") if knowing and not named else ""
+        how = sum(alone.get(n, 0.0) for n in hints.changing) if first in hints.changing else 0.0
+        talk = {n: p + how * (n == HOW) for n, p in alone.items() if n not in by_name}
         talk = talk if sum(talk.values()) >= 0.5 else {}  # only when likelier than the tools
         weight = sum(tools[n] for n in by_name) or 1.0
         ranked = {**talk, **{n: (1 - sum(talk.values())) * tools[n] / weight for n in by_name}}
@@ -242,12 +247,12 @@ class Decider:
         return bool(GOES_ON.match(text)) or dict(self._intents.rank(said, FOLLOW_UP))["on"] > 0.5
 
 
-def _about(offer: _Offer) -> str:
-    """The tool a question of how something works is about: the one it names most ("a brand")."""
-    said, tools = {bare(w)[:4] for w in offer.turn.ask.split()}, [*offer.by_name]
-    first = next((n for n in tools[:3] if n in offer.hints.changing), "")  # a change of the best 3
-    named = {n: (sum(w[:4] in said for w in n.split("_")), n == first) for n in tools}
-    return max(tools, key=named.__getitem__, default="")
+def _about(offer: _Offer, ranked: Ranked) -> str:
+    """The tool a question of how something works names most ("a brand"), a change first."""
+    # of none named, none: the answer is how the assistant works ("may you change things?")
+    said, changing = {bare(w)[:4] for w in offer.turn.ask.split()}, offer.hints.changing
+    named = {n: sum(w[:4] in said for w in n.split("_")) for n, _ in ranked if n in offer.by_name}
+    return max((n for n in named if named[n]), key=lambda n: (named[n], n in changing), default="")
 
 
 def _fillable(offer: _Offer, best: str, ranked: Ranked) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from local_model.conversation import Result
-from local_model.intent import HOW, SMALL_TALK_ANSWERS
+from local_model.intent import HOW, SMALL_TALK_ANSWERS, TEXTS
 from local_model.values import iso_day
 
 SHOWN_LINES = 20
@@ -24,10 +24,10 @@ _FIRST_SENTENCE = re.compile(r".+?(?:\.(?=\s+[A-Z])|$)", re.DOTALL)
 
 def small_talk(kind: str, abilities: Sequence[str], manual: str = "") -> str:
     """The answer to small talk: "what can you do?" the abilities, "how does …?" a `manual`."""
-    kind = "abilities" if kind == HOW and not manual else kind
-    answer = SMALL_TALK_ANSWERS.get(kind, SMALL_TALK_ANSWERS["acknowledgement"])
-    listed = "\n".join(f"- {ability}" for ability in abilities)
-    return answer.format(abilities=listed, manual=manual)
+    # without a manual, how the assistant works and the abilities
+    general = TEXTS["small_talk"][HOW]["general"] if kind == HOW and not manual else ""
+    answer = general or SMALL_TALK_ANSWERS.get(kind, SMALL_TALK_ANSWERS["acknowledgement"])
+    return answer.format(abilities="\n".join(f"- {a}" for a in abilities), manual=manual)
 
 
 def which_of(options: Sequence[str]) -> str:

@@ -195,6 +195,17 @@ def test_small_talk_is_answered_without_a_tool(model: BaseChatModel) -> None:
     assert thanks.tool_calls == [] and "welcome" in thanks.text
     help_ = ask(model, [HumanMessage("what can you do?")], hints())
     assert "Look up a client by name" in help_.text
+    praise = ask(model, [HumanMessage("wow, that was quick, great stuff")], hints())
+    assert praise.tool_calls == [] and "Glad it helped" in praise.text  # praise is no thanks
+
+
+def test_a_question_of_what_the_assistant_may_do_is_told_how_it_works(
+    model: BaseChatModel,
+) -> None:
+    # It names no tool: no tool's manual is guessed at, nothing is looked up.
+    general = ask(model, [HumanMessage("are you able to alter records by yourself?")], hints())
+    assert general.tool_calls == [] and "once you approve it" in general.text
+    assert "Look up a client by name" in general.text
 
 
 def test_a_no_to_its_question_is_taken_as_declining(model: BaseChatModel) -> None:

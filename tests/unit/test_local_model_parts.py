@@ -709,15 +709,38 @@ def test_small_talk_gets_a_set_answer_and_what_can_you_do_the_abilities() -> Non
 
 
 def test_how_a_change_works_is_told_from_its_manual_not_proposed() -> None:
-    # Of the three best matched offered tools (the first three of TOOLS), a change is the
-    # likelier subject of such a question than the look-up offered first.
+    # The question names the change ("note"), likelier than the look-up the classifier ranks.
     told = step({"how_it_works": 0.8, "lookup_client": 0.2}, "can a saved note be undone?")
     assert told.tool is None and told.reply.endswith("\nSave a note; it waits.")
     # Not asked as a question, it is the next kind of small talk ("approve all without asking").
     ruled = step({"how_it_works": 0.5, "rules": 0.4}, "approve every change unasked")
     assert ruled.reply == step({"rules": 0.9}, "stop asking me").reply
-    alone = step({"how_it_works": 0.8}, "how does it work?", Hints(manuals={}))
-    assert alone.reply == step({"abilities": 0.9}, "what can you do?").reply  # nothing to tell
+
+
+def test_a_question_naming_no_tool_is_told_how_the_assistant_works() -> None:
+    # No tool's manual is a guess at the subject: the approvals and what the asker may ask.
+    general = step({"how_it_works": 0.8, "lookup_client": 0.2}, "what may you alter unasked?")
+    assert general.tool is None and "once you approve it" in general.reply
+    assert "\n- Look up a client by name\n" in general.reply and "Save a note" not in general.reply
+    assert (
+        step({"how_it_works": 0.8}, "how does it work?", Hints(manuals={})).reply == general.reply
+    )
+
+
+def test_a_question_whose_likeliest_class_is_a_change_asks_how_it_works() -> None:
+    # Nothing to know is changed: naming no record, the change's share goes to how it works.
+    scores = {"remember_client_note": 0.5, "lookup_client": 0.3, "how_it_works": 0.2}
+    told = step(scores, "may a viewer save notes?")
+    assert told.tool is None and told.reply.endswith("\nSave a note; it waits.")
+    # Likelier a look-up, or naming a record, it asks of the records ("has Distex got notes?").
+    looks = {"lookup_client": 0.5, "remember_client_note": 0.3, "how_it_works": 0.2}
+    assert step(looks, "any notes saved lately?").tool == SCHEMAS["lookup_client"]
+    # In a thread it goes on from what was asked ("and one about refunds?"): no manual.
+    thread = Turn(Exchange("and one on refunds?", (), ()), Exchange("any coupon notes?", (), ()))
+    assert step(scores, "", turn=thread).tool == SCHEMAS["lookup_client"]
+    distex = Hints(mentions={**KINDS, "client": ["Distex"]})
+    named = step(scores, "has Distex got notes saved?", distex)
+    assert named.tool is not None and named.tool["function"]["name"] == "lookup_client"
 
 
 def test_a_question_of_how_something_works_is_about_the_tool_it_names() -> None:
@@ -780,9 +803,9 @@ def test_a_change_is_proposed_when_it_holds_most_of_the_tools_probability() -> N
 
 
 def test_a_question_that_asks_to_know_never_reaches_a_change() -> None:
-    chosen = step(
-        {"remember_client_note": 0.8, "lookup_client": 0.1}, "tell me about the client Distex"
-    )
+    distex = Hints(mentions={**KINDS, "client": ["Distex"]})  # a record named: no how-it-works
+    scores = {"remember_client_note": 0.8, "lookup_client": 0.1}
+    chosen = step(scores, "tell me about the client Distex", distex)
     assert chosen.tool is not None and chosen.tool["function"]["name"] == "lookup_client"
 
 
@@ -1173,6 +1196,10 @@ def test_small_talk_that_goes_on_to_ask_is_read_from_where_the_ask_starts() -> N
     assert (
         chosen_after(None, "ok, thanks, bye?", bye | {"bye?": thanks}) == "small talk: thanks 0.90"
     )
+    # Small talk that asks another kind after it is answered as that kind ("hello! | what …?").
+    hello = {"hello! what can you do?": {"greeting": 0.7}, "hello!": {"greeting": 0.9}}
+    hello |= {"what can you do?": {"abilities": 0.8}}
+    assert chosen_after(None, "hello! what can you do?", hello).startswith("small talk: abil")
     # A question that opens with no small talk is not cut ("what | sort of things ...?").
     sort = {"what sort of help?": {"abilities": 0.6}, "what": {"lookup_client": 0.5}}
     assert chosen_after(None, "what sort of help?", sort).startswith("small talk: abilities")
