@@ -12,8 +12,9 @@ Strict, the way a person judges the reply:
   its tool needs), and only when its last line names every one of the ask's `options`; a
   `clarify` ask answered with a call of its tool, or any proposal, is wrong (reading a date
   or a record first is not: a person sees only the question);
-- the abilities reply ("Here is what I can help you with …") is never right for an ask for
-  a tool, nor for small talk that is not asking what the assistant can do;
+- the abilities reply ("Here is what I can help you with …", or the same list after how
+  the assistant works in general) is never right for an ask for a tool, nor for small talk
+  that is not asking what the assistant can do, nor for an ask to know that lists no fact;
 - small talk is right when no tool is called, the reply is not a question of its own
   (a set small-talk answer may end in "?") and it holds the ask's fact, if it lists one.
 
@@ -131,9 +132,8 @@ def names_all(text: str, options: tuple[str, ...]) -> bool:
 
 
 def is_abilities_reply(text: str) -> bool:
-    """The reply listing what the assistant can do."""
-    opening = _abilities_opening()
-    return bool(opening) and text.strip().startswith(opening)
+    """A reply listing what the assistant can do (alone, or after how it works in general)."""
+    return any(text.strip().startswith(opening) for opening in _abilities_openings())
 
 
 def is_set_answer(text: str) -> bool:
@@ -144,7 +144,9 @@ def is_set_answer(text: str) -> bool:
 @cache
 def _answers() -> tuple[str, ...]:
     data = tomllib.loads(TEXTS.read_text(encoding="utf-8"))
-    return tuple(str(kind["answer"]) for kind in data.get("small_talk", {}).values())
+    # each kind's answer, and any other it has ("general": how the assistant works)
+    kinds = data.get("small_talk", {}).values()
+    return tuple(str(text) for kind in kinds for key, text in kind.items() if key != "examples")
 
 
 @cache
@@ -153,6 +155,6 @@ def _fixed_answers() -> frozenset[str]:
 
 
 @cache
-def _abilities_opening() -> str:
+def _abilities_openings() -> tuple[str, ...]:
     templated = [a for a in _answers() if "{abilities}" in a]
-    return templated[0].split("{abilities}", 1)[0].strip() if templated else ""
+    return tuple(t.split("{abilities}", 1)[0].strip() for t in templated)

@@ -104,7 +104,7 @@ class Decider:
         if best not in by_name:  # how a tool works, asked (else the next kind)
             asked = asks_to_know(turn.ask) or turn.ask.rstrip().endswith("?")
             best = next(n for n, _ in ranked if n not in by_name and (n != HOW or asked))
-            reply = small_talk(best, hints.abilities, hints.manuals.get(_about(offer, ranked), ""))
+            reply = small_talk(best, hints.abilities, hints.manuals.get(_about(offer), ""))
             return Step(reply=reply, why=f"small talk: {best} {p1:.2f}")
         pair = (best, second) if second in by_name else (best,)
         close = second in by_name and p1 - p2 < CLOSE
@@ -178,8 +178,7 @@ class Decider:
         turn, by_name, hints = offer
         tool, parameters = by_name[name], _parameters(by_name[name])
         dated = date_arguments(parameters)
-        lacking = fill(parameters, turn, hints.mentions, name).missing if dated else []
-        missing = [arg for arg in dated if arg in lacking]
+        missing = [a for a in dated if a in fill(parameters, turn, hints.mentions, name).missing]
         if dated and len(turn.stated) > 1:  # "Dec 4-6 and Dec 11-13": a call for each stay
             each = tuple((tool, replace(turn, stated=(s,))) for s in turn.stated)
             return Step(wave=each, why=why)
@@ -247,12 +246,13 @@ class Decider:
         return bool(GOES_ON.match(text)) or dict(self._intents.rank(said, FOLLOW_UP))["on"] > 0.5
 
 
-def _about(offer: _Offer, ranked: Ranked) -> str:
-    """The tool a question of how something works names most ("a brand"), a change first."""
-    # of none named, none: the answer is how the assistant works ("may you change things?")
-    said, changing = {bare(w)[:4] for w in offer.turn.ask.split()}, offer.hints.changing
-    named = {n: sum(w[:4] in said for w in n.split("_")) for n, _ in ranked if n in offer.by_name}
-    return max((n for n in named if named[n]), key=lambda n: (named[n], n in changing), default="")
+def _about(offer: _Offer) -> str:
+    """The tool a question of how something works is about: the one it names most ("a brand")."""
+    # of none named, a change of the three preselection ranks best; else none: how it all works
+    said, tools = {bare(w)[:4] for w in offer.turn.ask.split()}, [*offer.by_name]
+    first = next((n for n in tools[:3] if n in offer.hints.changing), "")
+    named = {n: (sum(w[:4] in said for w in n.split("_")), n == first) for n in tools}
+    return max((n for n in tools if any(named[n])), key=named.__getitem__, default="")
 
 
 def _fillable(offer: _Offer, best: str, ranked: Ranked) -> str:

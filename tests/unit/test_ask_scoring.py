@@ -38,16 +38,22 @@ BOOKING = Ask(
 HELLO = Ask(text="hi there", kind="small_talk", tools=(), facts=())
 ABILITIES_ASK = Ask(text="list your skills", kind="small_talk", tools=(), facts=("approve",))
 THANKS = Ask(text="many thanks", kind="small_talk", tools=(), facts=("welcome",))
+HOW_ASK = Ask(text="would you undo a thing yourself?", kind="ask_to_know", tools=(), facts=())
 
 
-def abilities_reply() -> str:
-    opening = ask_scoring._abilities_opening()
+def abilities_reply(which: int = 0) -> str:
+    opening = ask_scoring._abilities_openings()[which]
     return f"{opening}\n- look up a brand\n- approve changes\nWhat would you like me to do?"
 
 
-def test_the_abilities_opening_is_read_from_the_models_texts() -> None:
-    assert ask_scoring._abilities_opening()
+def test_the_abilities_openings_are_read_from_the_models_texts() -> None:
+    # the abilities reply, and how the assistant works in general before the same list
+    assert len(ask_scoring._abilities_openings()) == 2
     assert ask_scoring.is_abilities_reply(abilities_reply())
+    general = abilities_reply(1)
+    assert ask_scoring.is_abilities_reply(general) and ask_scoring.is_set_answer(general)
+    assert verdict(LOOKUP, Outcome((), general, "completed")) == ABILITIES
+    assert verdict(HOW_ASK, Outcome((), general, "completed")) == ABILITIES  # no fact: no answer
 
 
 def test_the_first_call_must_be_an_expected_tool_with_the_fact() -> None:

@@ -718,13 +718,20 @@ def test_how_a_change_works_is_told_from_its_manual_not_proposed() -> None:
 
 
 def test_a_question_naming_no_tool_is_told_how_the_assistant_works() -> None:
-    # No tool's manual is a guess at the subject: the approvals and what the asker may ask.
-    general = step({"how_it_works": 0.8, "lookup_client": 0.2}, "what may you alter unasked?")
+    # Of the three best matched offered tools (the first three of TOOLS), a change is the
+    # likelier subject of such a question than the look-up offered first.
+    asked, scores = "what may you alter unasked?", {"how_it_works": 0.8, "lookup_client": 0.2}
+    assert step(scores, asked).reply.endswith("\nSave a note; it waits.")
+    # None of them changes data: no look-up's manual is a guess at the subject, but the
+    # approvals and what the asker may ask for.
+    looks = [SCHEMAS[n] for n in ("lookup_client", "get_availability", "list_tasks")]
+    general = Decider(StubIntents(scores)).step(turn(asked), looks, None, Hints())
     assert general.tool is None and "once you approve it" in general.reply
-    assert "\n- Look up a client by name\n" in general.reply and "Save a note" not in general.reply
     assert (
-        step({"how_it_works": 0.8}, "how does it work?", Hints(manuals={})).reply == general.reply
+        "\n- Look up a client by name\n" in general.reply
+        and "Look up a client." not in general.reply
     )
+    assert step(scores, "how does it work?", Hints(manuals={})).reply == general.reply
 
 
 def test_a_question_whose_likeliest_class_is_a_change_asks_how_it_works() -> None:
