@@ -211,7 +211,7 @@ class Decider:
         tools = dict(alone)
         values = [v for tool in by_name.values() for v in argument_terms(_parameters(tool))]
         own = own_words(turn, hints.mentions, values)
-        if before is not None and before.ask and (not own or self._goes_on(turn.ask, hints)):
+        if follows := before and before.ask and (not own or self._goes_on(turn.ask, hints)):
             # A follow-up that says nothing of its own ("Distex's?") is read with the ask
             # before; one that goes on from it ("and for coupons?", "also note that …"), so
             # read when that is surer than alone; else it is a request of its own. Its own
@@ -220,7 +220,7 @@ class Decider:
             tools = read if not own or surest(read) >= surest(alone) else tools
         asked, again = answered(turn, own)
         knowing, named = asks_to_know(turn.ask), any(hints.mentions.values()) or turn.says_when
-        named = named or before is not None  # a question in a thread asks of what it found
+        named = named or bool(follows)  # one that goes on from the ask before asks as it did
         back = not turn.says_when and bool(before and dates("", before.values()))
         untimed = not turn.says_when and not (before and turn.times(before.ask))
         for name in tools:  # nothing to know is changed; dates found are not read anew ("then")
@@ -230,9 +230,9 @@ class Decider:
             tools[name] *= UNTIMED if reads_time and untimed else 1.0
             tools[name] += ANSWER * (name in asked or (name in again and tools[name] > 0))
         # Whether it is small talk is read from the message alone; which tool, in context. A
-        # question that opens a thread naming no record nor time, most like a change, asks
-        # how the change works ("may a viewer add tasks?").
-        first = max(alone, key=alone.__getitem__, default="") if knowing and not named else ""
+        # question of its own that names no record nor time, whose likeliest tool is a change,
+        # asks how the change works ("may a viewer add tasks?").
+        first = max(by_name, key=alone.__getitem__, default="") if knowing and not named else ""
         how = sum(alone.get(n, 0.0) for n in hints.changing) if first in hints.changing else 0.0
         talk = {n: p + how * (n == HOW) for n, p in alone.items() if n not in by_name}
         talk = talk if sum(talk.values()) >= 0.5 else {}  # only when likelier than the tools

@@ -742,9 +742,13 @@ def test_a_question_whose_likeliest_class_is_a_change_asks_how_it_works() -> Non
     # Likelier a look-up, or naming a record, it asks of the records ("has Distex got notes?").
     looks = {"lookup_client": 0.5, "remember_client_note": 0.3, "how_it_works": 0.2}
     assert step(looks, "any notes saved lately?").tool == SCHEMAS["lookup_client"]
-    # In a thread it goes on from what was asked ("and one about refunds?"): no manual.
-    thread = Turn(Exchange("and one on refunds?", (), ()), Exchange("any coupon notes?", (), ()))
+    # Going on from the ask before ("and one about refunds?"), it asks as that did: no manual;
+    # a question of its own later in the thread is still one of how the change works.
+    before = Exchange("any coupon notes?", (), ())
+    thread = Turn(Exchange("and one on refunds?", (), ()), before)
     assert step(scores, "", turn=thread).tool == SCHEMAS["lookup_client"]
+    later = step(scores, "", turn=Turn(Exchange("may a viewer save notes?", (), ()), before))
+    assert later.tool is None and later.reply.endswith("\nSave a note; it waits.")
     distex = Hints(mentions={**KINDS, "client": ["Distex"]})
     named = step(scores, "has Distex got notes saved?", distex)
     assert named.tool is not None and named.tool["function"]["name"] == "lookup_client"
