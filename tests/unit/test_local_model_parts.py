@@ -734,7 +734,7 @@ def test_a_question_naming_no_tool_is_told_how_the_assistant_works() -> None:
     assert step(scores, "how does it work?", Hints(manuals={})).reply == general.reply
 
 
-def test_a_question_whose_likeliest_class_is_a_change_asks_how_it_works() -> None:
+def test_a_question_whose_likeliest_tool_is_a_change_asks_how_it_works() -> None:
     # Nothing to know is changed: naming no record, the change's share goes to how it works.
     scores = {"remember_client_note": 0.5, "lookup_client": 0.3, "how_it_works": 0.2}
     told = step(scores, "may a viewer save notes?")
